@@ -1,0 +1,238 @@
+// The Fastify application: validation, auth, rate limit, faults, the one
+// error body, and the resource plugins under /api/v3 and /api/v4/{slug}.
+import Ajv, { type ErrorObject } from 'ajv'
+import addFormats from 'ajv-formats'
+import sjson from 'secure-json-parse'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { authenticate, checkAdmin, checkNotObserver, checkWrite, type Auth, Tokens } from './auth.ts'
+import type { ServiceContext } from './context.ts'
+import { ApiError } from './errors.ts'
+import type { Faults } from './faults.ts'
+import { Pager, origin } from './pages.ts'
+import { RateLimiter } from './ratelimit.ts'
+import { Refs } from './refs.ts'
+import { RESOURCES } from './resources/index.ts'
+import type { SeedContext } from './seed/plan.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Observers may use this write route (epic comments). */
+    observerWrites?: boolean
+    /** Admin role required (v4 admin routes). */
+    admin?: boolean
+    /** Observers refused, reads included (webhook integrations). */
+    noObserver?: boolean
+  }
+  interface FastifyRequest {
+    auth: Auth
+  }
+}
+
+export type ApiApp = FastifyInstance<
+  import('node:http').Server,
+  import('node:http').IncomingMessage,
+  import('node:http').ServerResponse,
+  import('fastify').FastifyBaseLogger,
+  TypeBoxTypeProvider
+>
+
+/** What each resource plugin receives. */
+export interface Deps {
+  ctx: ServiceContext
+  tokens: Tokens
+  pager: Pager
+  /** v4 references for this request's origin. */
+  refs: (req: FastifyRequest) => Refs
+  /** Largest upload accepted per file, in bytes. */
+  maxFileBytes: number
+}
+
+/** One resource: its routes for each API generation it appears in. */
+export interface Resource {
+  /** Runs once when a workspace is created (defaults such as the epic workflow). */
+  init?: (ctx: ServiceContext) => void
+  /** Adds this resource's part of a seeded workspace. */
+  seed?: (seed: SeedContext) => void
+  v3?: (app: ApiApp, deps: Deps) => void
+  v4?: (app: ApiApp, deps: Deps) => void
+  /** Routes outside the API prefixes (file contents). */
+  root?: (app: ApiApp, deps: Deps) => void
+}
+
+export interface AppOptions {
+  ctx: ServiceContext
+  limiter: RateLimiter
+  faults: () => Faults
+  random: () => number
+  bodyLimit: number
+  maxFileBytes: number
+  /** Called once per answered request (the CLI prints it). */
+  onLog?: (line: string) => void
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+export function buildApp(options: AppOptions): ApiApp {
+  const { ctx, limiter } = options
+  const app = Fastify({ bodyLimit: options.bodyLimit, logger: false, forceCloseConnections: true }).withTypeProvider<TypeBoxTypeProvider>()
+  const tokens = new Tokens(ctx)
+  const pager = new Pager(ctx)
+  const deps: Deps = { ctx, tokens, pager, refs: (req) => new Refs(ctx, origin(req)), maxFileBytes: options.maxFileBytes }
+
+  installValidation(app)
+  installJsonParser(app)
+
+  app.addHook('onRequest', async (req, reply) => {
+    const api = apiOf(req.url)
+    if (!api) return
+    req.auth = authenticate(ctx, tokens, req, api)
+    const waitMs = limiter.take(req.auth.token.id)
+    if (waitMs > 0) {
+      const seconds = Math.max(1, Math.ceil(waitMs / 1000))
+      throw new ApiError(429, 'rate-limited', `Too many requests: this token may make ${describeLimit(limiter)}. Retry after ${seconds} s.`, undefined, { 'retry-after': String(seconds) })
+    }
+    const faults = options.faults()
+    if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs))
+    if (faults.dropRate > 0 && options.random() < faults.dropRate) {
+      reply.hijack()
+      req.raw.socket.destroy()
+      return
+    }
+    if (faults.failRate > 0 && options.random() < faults.failRate) {
+      throw new ApiError(503, 'service-unavailable', 'Injected failure: the service is unavailable. Try again.')
+    }
+  })
+
+  app.addHook('preHandler', async (req) => {
+    if (!req.auth) return
+    const config = req.routeOptions.config
+    if (config.noObserver) checkNotObserver(req.auth)
+    if (config.admin) checkAdmin(req.auth)
+    if (WRITE_METHODS.has(req.method)) checkWrite(req.auth, config.observerWrites === true)
+  })
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (WRITE_METHODS.has(req.method) && reply.statusCode < 400 && req.auth) {
+      const rate = options.faults().dropAfterCommitRate
+      // The write has committed; the client never hears so.
+      if (rate > 0 && options.random() < rate) req.raw.socket.destroy()
+    }
+    return payload
+  })
+
+  if (options.onLog) {
+    const log = options.onLog
+    app.addHook('onResponse', async (req, reply) => {
+      log(`${req.method} ${redact(req.url)} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`)
+    })
+  }
+
+  app.setErrorHandler((error: FastifyError | ApiError, _req, reply) => sendError(reply, toApiError(error)))
+  app.setNotFoundHandler((req, reply) => sendError(reply, ApiError.notFound(`No such operation: ${req.method} ${redact(req.url.split('?')[0])}.`)))
+
+  app.get('/', async () => ({ service: 'outpost-local', workspace: ctx.workspace.slug, api: ['/api/v3', `/api/v4/${ctx.workspace.slug}`] }))
+
+  app.register(
+    async (v3) => {
+      for (const r of RESOURCES) r.v3?.(v3 as ApiApp, deps)
+    },
+    { prefix: '/api/v3' },
+  )
+  app.register(
+    async (v4) => {
+      v4.addHook('onRequest', async (req) => {
+        const slug = (req.params as { workspace?: string }).workspace
+        if (slug !== undefined && slug !== ctx.workspace.slug) throw ApiError.notFound(`No workspace "${slug}" for this token.`)
+      })
+      for (const r of RESOURCES) r.v4?.(v4 as ApiApp, deps)
+    },
+    { prefix: '/api/v4' },
+  )
+  for (const r of RESOURCES) r.root?.(app, deps)
+  return app
+}
+
+function apiOf(url: string): Auth['api'] | undefined {
+  if (url.startsWith('/api/v3/')) return 'v3'
+  if (url.startsWith('/api/v4/')) return 'v4'
+  if (url.startsWith('/media/')) return 'media'
+  return undefined
+}
+
+function describeLimit(limiter: RateLimiter): string {
+  const l = limiter.limit
+  if (l === 'off') return 'unlimited requests'
+  return l.windowMs === 60_000 ? `${l.max} requests a minute` : `${l.max} requests every ${l.windowMs / 1000} s`
+}
+
+/** The deprecated v3 `token` query parameter must never reach a log. */
+export function redact(url: string): string {
+  return url.replace(/([?&]token=)[^&]*/g, '$1[redacted]')
+}
+
+function sendError(reply: FastifyReply, error: ApiError) {
+  if (error.headers) reply.headers(error.headers)
+  return reply.code(error.status).type('application/json; charset=utf-8').send(error.body)
+}
+
+function fieldPath(e: ErrorObject): string {
+  const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
+  const extra = (e.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ?? (e.params as { additionalProperty?: string }).additionalProperty
+  return [base, extra].filter((s) => s).join('.') || '(body)'
+}
+
+function reason(e: ErrorObject): string {
+  if (e.keyword === 'additionalProperty' || e.keyword === 'additionalProperties') return 'is not an accepted field'
+  if (e.keyword === 'required') return 'is required'
+  if (e.keyword === 'maxLength') return `must be at most ${(e.params as { limit: number }).limit} characters`
+  return e.message ?? 'is invalid'
+}
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error
+  const e = error as FastifyError & { validation?: ErrorObject[]; validationContext?: string }
+  if (e.validation) {
+    const errors: Record<string, string> = {}
+    for (const v of e.validation) {
+      const key = fieldPath(v)
+      errors[key] ??= reason(v)
+    }
+    const summary = Object.entries(errors).map(([k, r]) => `${k} ${r}`).join('; ')
+    // A string past its limit is well-formed but unacceptable: 422 naming the field.
+    if (e.validation.every((v) => v.keyword === 'maxLength') && e.validationContext === 'body') {
+      return ApiError.unprocessable(`Too long: ${summary}.`, errors)
+    }
+    return ApiError.badRequest(`Invalid ${e.validationContext ?? 'request'}: ${summary}.`, errors)
+  }
+  const status = e.statusCode ?? 500
+  if (status === 413) return new ApiError(413, 'payload-too-large', 'The request body is larger than this service accepts.')
+  if (status === 415) return new ApiError(415, 'unsupported-media-type', e.message)
+  if (status >= 400 && status < 500) return new ApiError(status, status === 400 ? 'bad-request' : 'client-error', e.message)
+  console.error('outpost-local: unexpected error', error)
+  return new ApiError(500, 'internal-error', 'The service failed to handle this request.')
+}
+
+function installValidation(app: ApiApp): void {
+  // Bodies are checked strictly (no coercion, no silently dropped keys);
+  // query strings and path parameters are coerced from text.
+  const strict = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: false, removeAdditional: false, strict: false })
+  const coercing = new Ajv({ allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: false, strict: false })
+  addFormats.default(strict)
+  addFormats.default(coercing)
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict.compile(schema) : coercing.compile(schema)))
+}
+
+function installJsonParser(app: ApiApp): void {
+  // Some clients send DELETE with a JSON content type and no body; that is no body, not an error.
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body)
+    if (text.trim() === '') return done(null, undefined)
+    try {
+      done(null, sjson.parse(text, { protoAction: 'error', constructorAction: 'error' }))
+    } catch {
+      done(new ApiError(400, 'bad-request', 'The request body is not valid JSON.'), undefined)
+    }
+  })
+}

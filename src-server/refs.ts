@@ -1,0 +1,119 @@
+// v4 references (part 1 §2.1): uri and app_url of each kind, slim references
+// and page<T> wrappers. One Refs per request: it caches what it has read.
+import type { PageOf, Slim } from '../src-shared/api/common.ts'
+import type { ServiceContext } from './context.ts'
+import type { Kind } from './kinds.ts'
+import type { EntityId, StoredRecord } from './store.ts'
+
+interface KindV4 {
+  type: string
+  path: string
+  appUrl?: string
+}
+
+/** v4 entity_type, uri path and web-app path of each stored kind. */
+export const V4_KINDS: Record<Kind, KindV4> = {
+  member: { type: 'member', path: 'members' },
+  group: { type: 'team', path: 'teams', appUrl: 'settings/team' },
+  category: { type: 'category', path: 'categories' },
+  objective: { type: 'objective', path: 'objectives', appUrl: 'objective' },
+  epic: { type: 'epic', path: 'epics', appUrl: 'epic' },
+  epic_state: { type: 'epic-state', path: 'epic-workflow/states' },
+  epic_comment: { type: 'threaded-comment', path: 'comments' },
+  epic_health: { type: 'health', path: 'healths' },
+  doc: { type: 'doc', path: 'documents', appUrl: 'write/doc' },
+  collection: { type: 'collection', path: 'collections' },
+  file: { type: 'file', path: 'files' },
+  linked_file: { type: 'linked-file', path: 'linked-files' },
+  label: { type: 'label', path: 'labels', appUrl: 'label' },
+  custom_field: { type: 'custom-field', path: 'custom-fields' },
+  entity_template: { type: 'entity-template', path: 'entity-templates' },
+  story: { type: 'story', path: 'stories', appUrl: 'story' },
+  branch: { type: 'branch', path: 'branches' },
+  pull_request: { type: 'pull-request', path: 'pull-requests' },
+  repository: { type: 'repository', path: 'repositories' },
+  project: { type: 'project', path: 'projects', appUrl: 'project' },
+  iteration: { type: 'iteration', path: 'iterations', appUrl: 'iteration' },
+  workflow: { type: 'workflow', path: 'workflows' },
+  workflow_state: { type: 'workflow-state', path: 'workflow-states' },
+  webhook: { type: 'integration', path: 'integrations' },
+}
+
+type AnyRecord = StoredRecord & Record<string, unknown>
+
+export class Refs {
+  readonly api: string
+  private readonly cache = new Map<string, AnyRecord | null>()
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    readonly origin: string,
+  ) {
+    this.api = `${origin}/api/v4/${ctx.workspace.slug}`
+  }
+
+  uri(kind: Kind, id: EntityId): string {
+    return `${this.api}/${V4_KINDS[kind].path}/${id}`
+  }
+
+  appUrl(kind: Kind, id: EntityId): string {
+    return appUrl(this.origin, this.ctx.workspace.slug, kind, id)
+  }
+
+  record(kind: Kind, id: EntityId): AnyRecord | null {
+    const key = `${kind}:${id}`
+    if (!this.cache.has(key)) this.cache.set(key, (this.ctx.col<AnyRecord>(kind).get(id) as AnyRecord | undefined) ?? null)
+    return this.cache.get(key) ?? null
+  }
+
+  /** A slim reference, or null when the target no longer exists. */
+  slim(kind: Kind, id: EntityId | null | undefined): Slim | null {
+    if (id === null || id === undefined) return null
+    const r = this.record(kind, id)
+    if (!r) return null
+    const v4 = V4_KINDS[kind]
+    const base: Slim = { entity_type: `${v4.type}:slim`, id: r.id }
+    switch (kind) {
+      case 'member': {
+        const profile = r.profile as { name: string }
+        return { ...base, name: profile.name, uri: this.uri(kind, id) }
+      }
+      case 'epic_state':
+        return { ...base, name: r.name as string, type: r.type }
+      case 'epic_comment':
+        return { ...base, app_url: `${this.appUrl('epic', r.epic_id as number)}#activity-${r.id}`, deleted: r.deleted === true, text: r.text as string, uri: this.uri(kind, id) }
+      case 'epic_health':
+        return { ...base, status: r.status, created_at: r.created_at, updated_at: r.updated_at }
+      case 'doc':
+        return { ...base, name: r.title as string, uri: this.uri(kind, id), app_url: this.appUrl(kind, id) }
+      case 'pull_request':
+        return { ...base, name: r.title as string, uri: this.uri(kind, id) }
+      case 'workflow_state': {
+        const wf = this.record('workflow', r.workflow_id as number)
+        return { ...base, name: r.name as string, uri: this.uri(kind, id), workflow_name: (wf?.name as string) ?? '' }
+      }
+      default: {
+        const slim: Slim = { ...base, name: (r.name as string) ?? '', uri: this.uri(kind, id) }
+        if (v4.appUrl) slim.app_url = this.appUrl(kind, id)
+        return slim
+      }
+    }
+  }
+
+  /** A page<T> wrapper of slim references; missing targets are left out. */
+  page(kind: Kind, ids: readonly EntityId[], listUrl: string): PageOf<Slim> {
+    const entities = ids.map((id) => this.slim(kind, id)).filter((s): s is Slim => s !== null)
+    return { current_items: entities.length, entities, list_url: listUrl, total_items: entities.length }
+  }
+
+  workspace(): Slim {
+    const w = this.ctx.workspace
+    return { entity_type: 'workspace:slim', id: w.id, name: w.name, slug: w.slug, uri: `${this.origin}/api/v4/${w.slug}`, app_url: `${this.origin}/${w.slug}` }
+  }
+}
+
+/** The web-app address of an entity (v3 app_url and v4 app_url agree). */
+export function appUrl(origin: string, slug: string, kind: Kind, id: EntityId): string {
+  const path = V4_KINDS[kind].appUrl ?? V4_KINDS[kind].path
+  return `${origin}/${slug}/${path}/${id}`
+}

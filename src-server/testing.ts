@@ -1,0 +1,98 @@
+// Test helpers: a started service and a small HTTP client over undici.
+// Used by the service's tests (and later by the app's), never by product code.
+import { request } from 'undici'
+import { startService, type RunningService, type ServiceOptions } from './index.ts'
+
+export interface Answer<T = any> {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: T
+}
+
+export interface CallOptions {
+  body?: unknown
+  query?: Record<string, string | number | boolean | undefined>
+  headers?: Record<string, string>
+  /** Raw body bytes (multipart); `body` is JSON-encoded otherwise. */
+  raw?: { data: Buffer | string; contentType: string }
+}
+
+export class Client {
+  constructor(
+    readonly baseUrl: string,
+    readonly auth: Record<string, string>,
+    readonly prefix: string,
+  ) {}
+
+  async call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
+    const url = new URL(`${this.prefix}${path}`, this.baseUrl)
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
+    const headers: Record<string, string> = { ...this.auth, ...options.headers }
+    let body: Buffer | string | undefined
+    if (options.raw) {
+      headers['content-type'] = options.raw.contentType
+      body = options.raw.data
+    } else if (options.body !== undefined) {
+      headers['content-type'] = 'application/json'
+      body = JSON.stringify(options.body)
+    }
+    const res = await request(url, { method: method as 'GET', headers, body })
+    const text = await res.body.text()
+    const type = String(res.headers['content-type'] ?? '')
+    return { status: res.statusCode, headers: res.headers, body: (type.includes('json') && text ? JSON.parse(text) : text) as T }
+  }
+
+  get<T = any>(path: string, options?: CallOptions) {
+    return this.call<T>('GET', path, options)
+  }
+  post<T = any>(path: string, body?: unknown, options?: CallOptions) {
+    return this.call<T>('POST', path, { ...options, body })
+  }
+  put<T = any>(path: string, body?: unknown, options?: CallOptions) {
+    return this.call<T>('PUT', path, { ...options, body })
+  }
+  patch<T = any>(path: string, body?: unknown, options?: CallOptions) {
+    return this.call<T>('PATCH', path, { ...options, body })
+  }
+  delete<T = any>(path: string, body?: unknown, options?: CallOptions) {
+    return this.call<T>('DELETE', path, { ...options, body })
+  }
+}
+
+/** A v4 client for the workspace (paths relative to /api/v4/{slug}). */
+export function v4(service: RunningService, token: string = service.tokens.admin): Client {
+  return new Client(service.baseUrl, { authorization: `Bearer ${token}` }, `/api/v4/${service.workspace}`)
+}
+
+/** A v4 client for the routes outside the workspace (whoami, schemas). */
+export function v4Root(service: RunningService, token: string = service.tokens.admin): Client {
+  return new Client(service.baseUrl, { authorization: `Bearer ${token}` }, '/api/v4')
+}
+
+/** A v3 client sending the token as existing clients do (Shortcut-Token). */
+export function v3(service: RunningService, token: string = service.tokens.v3): Client {
+  return new Client(service.baseUrl, { 'shortcut-token': token }, '/api/v3')
+}
+
+/** A client with no credentials at all. */
+export function anonymous(service: RunningService, prefix = ''): Client {
+  return new Client(service.baseUrl, {}, prefix)
+}
+
+/** A service with the rate limit off unless a test turns it on. */
+export function testService(options: ServiceOptions = {}): Promise<RunningService> {
+  return startService({ rateLimit: 'off', ...options })
+}
+
+/** Walks every page of a v4 list. */
+export async function walk<T = any>(client: Client, path: string, query: CallOptions['query'] = {}): Promise<T[]> {
+  const out: T[] = []
+  let page = await client.get(path, { query })
+  for (;;) {
+    if (page.status !== 200) throw new Error(`walk ${path}: ${page.status} ${JSON.stringify(page.body)}`)
+    out.push(...page.body.entities)
+    if (!page.body.next_page_url) return out
+    const next = new URL(page.body.next_page_url)
+    page = await client.get(path, { query: Object.fromEntries(next.searchParams) })
+  }
+}
