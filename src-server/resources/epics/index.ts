@@ -1,0 +1,4 @@
+// Placeholder: this resource's routes are being written.
+import type { Resource } from '../../app.ts'
+
+export const epicsResource: Resource = {}
