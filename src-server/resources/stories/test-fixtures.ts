@@ -1,0 +1,97 @@
+// Stories, branches and pull requests for tests: this API has no story writes,
+// so tests place the records they need straight into the store.
+import type { RunningService } from '../../index.ts'
+import type { MemberRecord } from '../members/member.ts'
+import { branches, pullRequests, stories, type BranchRecord, type PullRequestRecord, type StoryRecord, type WorkflowRecord } from './story.ts'
+
+export function insertStory(service: RunningService, fields: Partial<StoryRecord> = {}): StoryRecord {
+  const ctx = service.ctx
+  const workflow = ctx.col<WorkflowRecord>('workflow').all()[0]
+  const member = ctx.col<MemberRecord>('member').all()[0]
+  const now = ctx.now()
+  const story: StoryRecord = {
+    id: ctx.nextId(),
+    name: 'A test story',
+    description: 'What the test needs.',
+    story_type: 'feature',
+    archived: false,
+    blocked: false,
+    blocker: false,
+    started: false,
+    started_at: null,
+    started_at_override: null,
+    completed: false,
+    completed_at: null,
+    completed_at_override: null,
+    moved_at: null,
+    deadline: null,
+    estimate: null,
+    external_id: null,
+    external_links: [],
+    epic_id: null,
+    group_id: null,
+    iteration_id: null,
+    previous_iteration_ids: [],
+    project_id: null,
+    workflow_id: workflow.id,
+    workflow_state_id: workflow.default_state_id,
+    label_ids: [],
+    owner_ids: [],
+    follower_ids: [],
+    requested_by_id: member.id,
+    custom_fields: [],
+    comment_ids: [],
+    task_ids: [],
+    num_tasks_completed: 0,
+    member_mention_ids: [],
+    group_mention_ids: [],
+    mention_ids: [],
+    parent_story_id: null,
+    sub_task_story_ids: [],
+    story_links: [],
+    story_template_id: null,
+    unresolved_blocker_comments: [],
+    position: 1,
+    created_at: now,
+    updated_at: now,
+    ...fields,
+  }
+  return ctx.tx(() => stories(ctx).insert(story))
+}
+
+export function insertBranch(service: RunningService, fields: Partial<BranchRecord> = {}): BranchRecord {
+  const ctx = service.ctx
+  const now = ctx.now()
+  const repo = ctx.col('repository').ids()[0] as number
+  return ctx.tx(() =>
+    branches(ctx).insert({ id: ctx.nextId(), name: 'test/branch', deleted: false, repository_id: repo, url: 'https://github.com/outpost/outpost-app/tree/test', story_ids: [], created_at: now, updated_at: now, ...fields }),
+  )
+}
+
+export function insertPullRequest(service: RunningService, branch: BranchRecord, fields: Partial<PullRequestRecord> = {}): PullRequestRecord {
+  const ctx = service.ctx
+  const now = ctx.now()
+  const id = ctx.nextId()
+  return ctx.tx(() =>
+    pullRequests(ctx).insert({
+      id,
+      title: `PR ${id}`,
+      number: id,
+      branch_id: branch.id,
+      target_branch_id: branch.id,
+      repository_id: branch.repository_id,
+      closed: false,
+      merged: false,
+      draft: false,
+      external_id: `pr-${id}`,
+      url: `https://github.com/outpost/outpost-app/pull/${id}`,
+      story_ids: [],
+      created_at: now,
+      updated_at: now,
+      ...fields,
+    }),
+  )
+}
+
+/** An ISO timestamp `minutes` after a fixed point, for records that must sort in a known order. */
+export const at = (minutes: number) => new Date(Date.UTC(2025, 0, 1, 12, minutes)).toISOString()

@@ -1,0 +1,35 @@
+// v3 Label (spec part 1 §2.3) and the label parameters other bodies carry.
+import { Type, type Static } from 'typebox'
+import { Color, LIMITS, Str } from '../common.ts'
+
+export const LabelV3 = Type.Object({
+  app_url: Type.String(),
+  archived: Type.Boolean(),
+  color: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  entity_type: Type.Literal('label'),
+  external_id: Type.Union([Type.String(), Type.Null()]),
+  id: Type.Integer(),
+  name: Type.String(),
+  updated_at: Type.String(),
+})
+export type LabelV3 = Static<typeof LabelV3>
+
+/** Label limits are not shown in the spec; these match the epic label parameters (see the README). */
+export const LABEL_LIMITS = { name: 128, description: 1024 } as const
+
+/** A label named in a body (templates, epics): the label of that name, created when missing. */
+export const LabelParamsV3 = Type.Object(
+  {
+    color: Type.Optional(Color),
+    description: Type.Optional(Str(LABEL_LIMITS.description)),
+    external_id: Type.Optional(Str(LIMITS.externalId)),
+    name: Type.String({ minLength: 1, maxLength: LABEL_LIMITS.name }),
+  },
+  { additionalProperties: false },
+)
+export type LabelParamsV3 = Static<typeof LabelParamsV3>
+
+/** GET /labels: `slim` as the official client sends it (labels carry no stats here either way). */
+export const ListLabelsQueryV3 = Type.Object({ slim: Type.Optional(Type.Boolean()) })
