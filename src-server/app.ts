@@ -3,16 +3,19 @@
 import Ajv, { type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
 import sjson from 'secure-json-parse'
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError } from 'fastify'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authenticate, checkAdmin, checkNotObserver, checkWrite, type Auth, Tokens } from './auth.ts'
 import type { ServiceContext } from './context.ts'
+import { Color } from '../src-shared/api/common.ts'
 import { ApiError } from './errors.ts'
 import type { Faults } from './faults.ts'
 import { Pager, origin } from './pages.ts'
-import { RateLimiter } from './ratelimit.ts'
+import type { RateLimiter } from './ratelimit.ts'
 import { Refs } from './refs.ts'
 import { RESOURCES } from './resources/index.ts'
+import { collectSchemas, schemaName, schemaRoutes } from './schemas.ts'
 import type { SeedContext } from './seed/plan.ts'
 
 declare module 'fastify' {
@@ -27,15 +30,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     auth: Auth
   }
+  interface FastifyInstance {
+    /** Every route of the service, for the tests that sweep them all. */
+    outpostRoutes: { method: string; url: string }[]
+  }
 }
 
-export type ApiApp = FastifyInstance<
-  import('node:http').Server,
-  import('node:http').IncomingMessage,
-  import('node:http').ServerResponse,
-  import('fastify').FastifyBaseLogger,
-  TypeBoxTypeProvider
->
+export type ApiApp = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
 
 /** What each resource plugin receives. */
 export interface Deps {
@@ -46,6 +47,8 @@ export interface Deps {
   refs: (req: FastifyRequest) => Refs
   /** Largest upload accepted per file, in bytes. */
   maxFileBytes: number
+  /** Webhook delivery retries: attempts after the first, and the first backoff delay. */
+  webhookRetry: { attempts: number; baseDelayMs: number }
 }
 
 /** One resource: its routes for each API generation it appears in. */
@@ -67,6 +70,7 @@ export interface AppOptions {
   random: () => number
   bodyLimit: number
   maxFileBytes: number
+  webhookRetry: Deps['webhookRetry']
   /** Called once per answered request (the CLI prints it). */
   onLog?: (line: string) => void
 }
@@ -78,10 +82,16 @@ export function buildApp(options: AppOptions): ApiApp {
   const app = Fastify({ bodyLimit: options.bodyLimit, logger: false, forceCloseConnections: true }).withTypeProvider<TypeBoxTypeProvider>()
   const tokens = new Tokens(ctx)
   const pager = new Pager(ctx)
-  const deps: Deps = { ctx, tokens, pager, refs: (req) => new Refs(ctx, origin(req)), maxFileBytes: options.maxFileBytes }
+  const deps: Deps = { ctx, tokens, pager, refs: (req) => new Refs(ctx, origin(req)), maxFileBytes: options.maxFileBytes, webhookRetry: options.webhookRetry }
 
   installValidation(app)
   installJsonParser(app)
+  const schemas = collectSchemas(app)
+  const routes: { method: string; url: string }[] = []
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url })
+  })
+  app.decorate('outpostRoutes', routes)
 
   app.addHook('onRequest', async (req, reply) => {
     const api = apiOf(req.url)
@@ -145,11 +155,18 @@ export function buildApp(options: AppOptions): ApiApp {
         const slug = (req.params as { workspace?: string }).workspace
         if (slug !== undefined && slug !== ctx.workspace.slug) throw ApiError.notFound(`No workspace "${slug}" for this token.`)
       })
+      // Every v4 entity and list answer names the JSON schema of its route, as the real service's do.
+      v4.addHook('preSerialization', async (req, _reply, payload: unknown) => {
+        if (payload === null || typeof payload !== 'object' || Array.isArray(payload) || '$schema' in payload) return payload
+        if (!('entity' in payload) && !('entities' in payload)) return payload
+        return { $schema: `${origin(req)}/api/v4/schemas/${schemaName(req.method, req.routeOptions.url ?? '')}`, ...payload }
+      })
       for (const r of RESOURCES) r.v4?.(v4 as ApiApp, deps)
     },
     { prefix: '/api/v4' },
   )
   for (const r of RESOURCES) r.root?.(app, deps)
+  schemaRoutes(app, schemas)
   return app
 }
 
@@ -185,6 +202,7 @@ function fieldPath(e: ErrorObject): string {
 function reason(e: ErrorObject): string {
   if (e.keyword === 'additionalProperty' || e.keyword === 'additionalProperties') return 'is not an accepted field'
   if (e.keyword === 'required') return 'is required'
+  if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === (Color as { pattern?: string }).pattern) return 'must be a CSS hex colour such as #3a7bd5'
   if (e.keyword === 'maxLength') return `must be at most ${(e.params as { limit: number }).limit} characters`
   return e.message ?? 'is invalid'
 }
@@ -199,9 +217,15 @@ export function toApiError(error: unknown): ApiError {
       errors[key] ??= reason(v)
     }
     const summary = Object.entries(errors).map(([k, r]) => `${k} ${r}`).join('; ')
-    // A string past its limit is well-formed but unacceptable: 422 naming the field.
-    if (e.validation.every((v) => v.keyword === 'maxLength') && e.validationContext === 'body') {
-      return ApiError.unprocessable(`Too long: ${summary}.`, errors)
+    // A string past its limit is well-formed but unacceptable: 422 naming the field. A nullable
+    // string adds its own union errors at the same place; they belong to the length error.
+    const tooLong = new Set(e.validation.filter((v) => v.keyword === 'maxLength').map((v) => v.instancePath))
+    const onlyLength = e.validation.every((v) => tooLong.has(v.instancePath) && (v.keyword === 'maxLength' || v.keyword === 'type' || v.keyword === 'anyOf'))
+    if (tooLong.size > 0 && onlyLength && e.validationContext === 'body') {
+      for (const v of e.validation) if (v.keyword !== 'maxLength') delete errors[fieldPath(v)]
+      for (const v of e.validation) if (v.keyword === 'maxLength') errors[fieldPath(v)] = reason(v)
+      const lengths = Object.entries(errors).map(([k, r]) => `${k} ${r}`).join('; ')
+      return ApiError.unprocessable(`Too long: ${lengths}.`, errors)
     }
     return ApiError.badRequest(`Invalid ${e.validationContext ?? 'request'}: ${summary}.`, errors)
   }

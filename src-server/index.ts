@@ -74,6 +74,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     random: seededRandom(options.faultSeed ?? 1),
     bodyLimit: options.bodyLimit ?? 8 * 1024 * 1024,
     maxFileBytes: options.maxFileBytes ?? 50 * 1024 * 1024,
+    webhookRetry: options.webhookRetry ?? { attempts: 5, baseDelayMs: 1000 },
     onLog: options.log,
   })
   const host = options.host ?? '127.0.0.1'

@@ -75,9 +75,12 @@ export function pickFields<T extends object>(entity: T, names: string[] | undefi
   return out as Partial<T>
 }
 
-/** One entity with `fields` applied (single GET, create, update). */
-export function oneEntity<T extends object>(entity: T, query: { fields?: string }, allowed: readonly string[]): Partial<T> {
-  return pickFields(entity, parseFields(query.fields, allowed))
+/**
+ * One entity with `fields` applied (single GET, create, update), in the v4
+ * wrapper `{entity}` the official client expects; `$schema` is added on the way out.
+ */
+export function oneEntity<T extends object>(entity: T, query: { fields?: string }, allowed: readonly string[]): { entity: Partial<T> } {
+  return { entity: pickFields(entity, parseFields(query.fields, allowed)) }
 }
 
 export class Pager {

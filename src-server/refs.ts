@@ -81,7 +81,13 @@ export class Refs {
       case 'epic_state':
         return { ...base, name: r.name as string, type: r.type }
       case 'epic_comment':
-        return { ...base, app_url: `${this.appUrl('epic', r.epic_id as number)}#activity-${r.id}`, deleted: r.deleted === true, text: r.text as string, uri: this.uri(kind, id) }
+        return {
+          ...base,
+          app_url: `${this.appUrl('epic', r.epic_id as number)}#activity-${r.id}`,
+          deleted: r.deleted === true,
+          text: r.text as string,
+          uri: `${this.uri('epic', r.epic_id as number)}/comments/${r.id}`,
+        }
       case 'epic_health':
         return { ...base, status: r.status, created_at: r.created_at, updated_at: r.updated_at }
       case 'doc':

@@ -6,7 +6,10 @@ import { startService, type RunningService, type ServiceOptions } from './index.
 export interface Answer<T = any> {
   status: number
   headers: Record<string, string | string[] | undefined>
+  /** The JSON answer; for a v4 single entity, the entity inside its `{entity}` wrapper. */
   body: T
+  /** The answer exactly as sent. */
+  raw: any
 }
 
 export interface CallOptions {
@@ -22,6 +25,8 @@ export class Client {
     readonly baseUrl: string,
     readonly auth: Record<string, string>,
     readonly prefix: string,
+    /** v4: check every successful JSON answer is a list or an `{entity}` wrapper, and unwrap the latter. */
+    readonly v4Shape = false,
   ) {}
 
   async call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
@@ -39,7 +44,14 @@ export class Client {
     const res = await request(url, { method: method as 'GET', headers, body })
     const text = await res.body.text()
     const type = String(res.headers['content-type'] ?? '')
-    return { status: res.statusCode, headers: res.headers, body: (type.includes('json') && text ? JSON.parse(text) : text) as T }
+    const raw = type.includes('json') && text ? JSON.parse(text) : text
+    let answer = raw
+    if (this.v4Shape && res.statusCode < 300 && raw && typeof raw === 'object' && !Array.isArray(raw) && !path.startsWith('/schemas')) {
+      if ('entity' in raw) answer = raw.entity
+      else if (!('entities' in raw)) throw new Error(`${method} ${path}: a v4 answer must be a list or an {entity} wrapper, got keys ${Object.keys(raw).join(', ')}`)
+      if (typeof raw.$schema !== 'string') throw new Error(`${method} ${path}: a v4 answer must carry $schema`)
+    }
+    return { status: res.statusCode, headers: res.headers, body: answer as T, raw }
   }
 
   get<T = any>(path: string, options?: CallOptions) {
@@ -61,12 +73,12 @@ export class Client {
 
 /** A v4 client for the workspace (paths relative to /api/v4/{slug}). */
 export function v4(service: RunningService, token: string = service.tokens.admin): Client {
-  return new Client(service.baseUrl, { authorization: `Bearer ${token}` }, `/api/v4/${service.workspace}`)
+  return new Client(service.baseUrl, { authorization: `Bearer ${token}` }, `/api/v4/${service.workspace}`, true)
 }
 
 /** A v4 client for the routes outside the workspace (whoami, schemas). */
 export function v4Root(service: RunningService, token: string = service.tokens.admin): Client {
-  return new Client(service.baseUrl, { authorization: `Bearer ${token}` }, '/api/v4')
+  return new Client(service.baseUrl, { authorization: `Bearer ${token}` }, '/api/v4', true)
 }
 
 /** A v3 client sending the token as existing clients do (Shortcut-Token). */

@@ -132,4 +132,13 @@ export const Enums = {
   docContentFormat: ['html', 'markdown'],
 } as const
 
-export const OneOf = <const V extends readonly string[]>(values: V) => Type.Union(values.map((v) => Type.Literal(v)))
+/** One of a fixed set of strings, typed as their union. */
+export const OneOf = <const V extends readonly string[]>(values: V) => Type.Enum([...values])
+
+/** v4 answers one entity as `{$schema, entity}`; callers want the entity. Lists and v3 answers pass through. */
+export function unwrapEntity(answer: unknown): unknown {
+  if (answer !== null && typeof answer === 'object' && !Array.isArray(answer) && 'entity' in answer && !('entities' in answer)) {
+    return (answer as { entity: unknown }).entity
+  }
+  return answer
+}

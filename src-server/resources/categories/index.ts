@@ -14,7 +14,7 @@ import {
 import type { Resource } from '../../app.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError, inBulkItem } from '../../errors.ts'
-import { oneEntity } from '../../pages.ts'
+import { oneEntity, parseFields } from '../../pages.ts'
 import type { Refs } from '../../refs.ts'
 import type { EntityId } from '../../store.ts'
 
@@ -117,18 +117,21 @@ export const categoriesResource: Resource = {
     )
 
     app.post('/:workspace/categories', { schema: { querystring: FieldsQuery, body: CreateCategoryV4 } }, async (req, reply) => {
+      parseFields(req.query.fields, FIELDS) // a bad `fields` must fail before anything is written
       const c = ctx.tx(() => createCategory(ctx, req.body))
       return reply.code(201).send(oneEntity(categoryV4(refs(req), c), req.query, FIELDS))
     })
 
     // Bulk forms are all or nothing: one bad item and nothing changes.
     app.post('/:workspace/categories/bulk', { schema: { querystring: listQ, body: BulkCreateCategoriesV4 } }, async (req, reply) => {
+      parseFields(req.query.fields, FIELDS)
       const created = ctx.tx(() => req.body.categories.map((c, i) => inBulkItem('categories', i, () => createCategory(ctx, c))))
       const ids = created.map((c) => c.id)
       return reply.code(201).send(pager.list(req, { ...req.query, limit: ids.length }, { fieldNames: FIELDS, select: () => ids, render: render(refs(req)) }))
     })
 
     app.patch('/:workspace/categories/bulk', { schema: { querystring: listQ, body: BulkUpdateCategoriesV4 } }, async (req) => {
+      parseFields(req.query.fields, FIELDS)
       const updated = ctx.tx(() => req.body.categories.map(({ id, ...patch }, i) => inBulkItem('categories', i, () => updateCategory(ctx, id, patch))))
       const ids = updated.map((c) => c.id)
       return pager.list(req, { ...req.query, limit: ids.length }, { fieldNames: FIELDS, select: () => ids, render: render(refs(req)) })
@@ -144,6 +147,7 @@ export const categoriesResource: Resource = {
     )
 
     app.patch('/:workspace/categories/:id', { schema: { params: V4IdParams, querystring: FieldsQuery, body: UpdateCategoryV4 } }, async (req) => {
+      parseFields(req.query.fields, FIELDS)
       const c = ctx.tx(() => updateCategory(ctx, req.params.id, req.body))
       return oneEntity(categoryV4(refs(req), c), req.query, FIELDS)
     })
