@@ -1,26 +1,155 @@
+// The Electron entry: app lifecycle, the window, the app protocol, menus and
+// the OS hooks (theme, sleep, focus, network). Everything with logic in it is
+// a plain module under src-main/; this file only connects them to Electron.
 import { join } from 'node:path'
-import { app, BrowserWindow } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, net, powerMonitor, protocol, safeStorage, screen, session, shell } from 'electron'
+import type { EventChannel, EventOf } from '../src-shared/ipc.ts'
+import { registerIpc } from './ipc/register.ts'
+import { openMainSide, type MainSide } from './main-side.ts'
+import { openSecretStore } from './secrets/open.ts'
+import { APP_ENTRY_URL, APP_ORIGIN, APP_SCHEME, APP_SCHEME_PRIVILEGES, appProtocolHandler } from './shell/app-protocol.ts'
+import { contentSecurityPolicy } from './shell/content-security-policy.ts'
+import { installContentsGuards, installSessionGuards } from './shell/guards.ts'
+import { menuTemplate } from './shell/menu.ts'
+import { windowOptions } from './shell/window-options.ts'
+import { loadWindowState, saveWindowState, WINDOW_STATE_FILE } from './shell/window-state.ts'
 
-// A minimal, locked-down window; the full shell (protocol, menus, IPC,
-// keychain, gateway) grows here in the main-side issue.
-function createWindow(): void {
-  const win = new BrowserWindow({
-    width: 1200,
-    height: 800,
-    show: false,
-    webPreferences: {
-      preload: join(__dirname, '../preload/index.cjs'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      webSecurity: true,
-    },
-  })
-  win.once('ready-to-show', () => win.show())
-  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }))
-  win.webContents.on('will-navigate', (event) => event.preventDefault())
-  void win.loadFile(join(__dirname, '../renderer/index.html'))
+// A development build may load the electron-vite dev server; a packaged app never does.
+const devServerUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined
+
+// Must happen before `ready`: our scheme is a standard, secure origin.
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }])
+
+let window: BrowserWindow | undefined
+let mainSide: MainSide | undefined
+
+function emit<E extends EventChannel>(event: E, payload: EventOf<E>): void {
+  if (window && !window.isDestroyed()) window.webContents.send(event, payload)
 }
 
-void app.whenReady().then(createWindow)
-app.on('window-all-closed', () => app.quit())
+async function createWindow(side: MainSide): Promise<void> {
+  const stateFile = join(app.getPath('userData'), WINDOW_STATE_FILE)
+  const state = await loadWindowState(stateFile, screen.getAllDisplays().map((d) => d.workArea))
+  const win = new BrowserWindow(
+    windowOptions({
+      preloadPath: join(__dirname, '../preload/index.cjs'),
+      bounds: state?.bounds,
+      dark: nativeTheme.shouldUseDarkColors,
+      devTools: !app.isPackaged,
+    }),
+  )
+  window = win
+  if (state?.maximized) win.maximize()
+  win.once('ready-to-show', () => win.show())
+  // The page learns the OS theme on each load; later changes come from nativeTheme's 'updated'.
+  win.webContents.on('did-finish-load', () => emit('outpost:theme', { dark: nativeTheme.shouldUseDarkColors }))
+  win.on('focus', () => side.schedule.focused())
+  // The window waits for its state to be written, or a quit could cut the write short.
+  let stateSaved = false
+  win.on('close', (event) => {
+    if (stateSaved) return
+    event.preventDefault()
+    void saveWindowState(stateFile, { bounds: win.getNormalBounds(), maximized: win.isMaximized() })
+      .catch(() => undefined)
+      .finally(() => {
+        stateSaved = true
+        win.close()
+      })
+  })
+  win.on('closed', () => {
+    window = undefined
+  })
+  await win.loadURL(devServerUrl ?? APP_ENTRY_URL)
+}
+
+async function start(): Promise<void> {
+  const dataDir = app.getPath('userData')
+  installSessionGuards(session.defaultSession)
+  protocol.handle(
+    APP_SCHEME,
+    appProtocolHandler({ root: join(__dirname, '../renderer'), contentSecurityPolicy: contentSecurityPolicy() }),
+  )
+
+  let secrets
+  try {
+    secrets = await openSecretStore({ safeStorage, dataDir })
+  } catch (error) {
+    dialog.showErrorBox('Outpost cannot keep your tokens', error instanceof Error ? error.message : String(error))
+    app.quit()
+    return
+  }
+
+  const side = await openMainSide({
+    dataDir,
+    fileCacheDir: join(app.getPath('userData'), 'files'),
+    secrets,
+    appInfo: { name: app.getName(), version: app.getVersion(), platform: process.platform, shell: 'electron' },
+    isOnline: () => net.isOnline(),
+    emit,
+  })
+  mainSide = side
+
+  registerIpc(ipcMain, {
+    table: side.table,
+    trusted: {
+      webContentsId: () => (window && !window.isDestroyed() ? window.webContents.id : undefined),
+      origins: devServerUrl ? [APP_ORIGIN, new URL(devServerUrl).origin] : [APP_ORIGIN],
+    },
+    onFilePicked: (path) => side.pickedFiles.add(path),
+    onRefused: (channel, reason) => console.warn(`Outpost refused an IPC message on ${channel}: ${reason}`),
+  })
+
+  // `npm start` runs the local demo service and hands its address and token over.
+  const demoBaseUrl = process.env.OUTPOST_DEMO_BASE_URL
+  const demoToken = process.env.OUTPOST_DEMO_TOKEN
+  if (demoBaseUrl && demoToken) {
+    try {
+      await side.signInToDemo({ baseUrl: demoBaseUrl, token: demoToken })
+    } catch (error) {
+      console.error(`Outpost could not sign in to the demo workspace: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+  delete process.env.OUTPOST_DEMO_TOKEN
+
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(
+      menuTemplate(
+        { platform: process.platform, appName: app.getName(), developer: !app.isPackaged },
+        { command: (command) => emit('outpost:command', { command }), syncNow: () => side.schedule.now('menu') },
+      ),
+    ),
+  )
+  nativeTheme.on('updated', () => emit('outpost:theme', { dark: nativeTheme.shouldUseDarkColors }))
+  powerMonitor.on('resume', () => {
+    side.connectivity.checkOs(true)
+    side.schedule.resumed()
+  })
+
+  await createWindow(side)
+  side.start()
+}
+
+// One Outpost at a time: a second launch brings the first one's window forward.
+if (!app.requestSingleInstanceLock()) {
+  app.quit()
+} else {
+  app.on('second-instance', () => {
+    if (!window) return
+    if (window.isMinimized()) window.restore()
+    window.focus()
+  })
+  app.on('web-contents-created', (_event, contents) => {
+    // Every webContents, the window's included, gets the guards the moment it exists.
+    installContentsGuards(contents, { openExternal: (url) => shell.openExternal(url) })
+  })
+  app.on('activate', () => {
+    if (!window && mainSide) void createWindow(mainSide)
+  })
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit()
+  })
+  app.on('before-quit', () => {
+    void mainSide?.close()
+  })
+  void app.whenReady().then(start)
+}

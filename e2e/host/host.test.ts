@@ -1,0 +1,202 @@
+// The browser host against the real local service: who may connect, and the
+// handler table answering over the socket through the renderer's own bridge.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { request } from 'undici'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { BridgeError, hostBridge, type Bridge } from '../../src-renderer/src/lib/bridge.ts'
+import { HOST_BRIDGE_PATH, HOST_BRIDGE_PROTOCOL, HOST_SECRET_PROTOCOL_PREFIX, type EventChannel } from '../../src-shared/ipc.ts'
+import { MemorySecretStore } from './memory-secrets.ts'
+import { startWebApp, type WebApp } from './web-app.ts'
+
+const base = mkdtempSync(join(tmpdir(), 'outpost-host-'))
+const rendererDir = join(base, 'renderer')
+const dataDir = join(base, 'data')
+mkdirSync(join(rendererDir, 'assets'), { recursive: true })
+writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>Outpost</title><script type="module" src="/assets/app.js"></script>')
+writeFileSync(join(rendererDir, 'assets', 'app.js'), 'export {}')
+writeFileSync(join(base, 'private.txt'), 'private')
+
+let app: WebApp
+const bridges: Array<Bridge & { close(): void }> = []
+
+/** A WebSocket as a page of `origin` opens it (Node's ws lets us set the Origin a browser would). */
+function socketFrom(origin: string) {
+  return class extends WebSocket {
+    constructor(url: string, protocols: string[]) {
+      super(url, protocols, { origin })
+    }
+  } as unknown as new (url: string, protocols: string[]) => globalThis.WebSocket
+}
+
+function pageBridge(secret = app.host.secret, origin = app.host.origin) {
+  const b = hostBridge({ url: `ws://127.0.0.1:${app.host.port}${HOST_BRIDGE_PATH}`, secret, WebSocket: socketFrom(origin), reconnectMs: 60_000 })
+  bridges.push(b)
+  return b
+}
+
+/** The handshake's outcome: 'open', or the HTTP status the host refused it with. */
+function handshake(protocols: string[], origin?: string): Promise<'open' | number> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${app.host.port}${HOST_BRIDGE_PATH}`, protocols, origin ? { origin } : {})
+    ws.on('open', () => {
+      ws.close()
+      resolve('open')
+    })
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
+    ws.on('error', (error) => reject(error))
+  })
+}
+
+function collect<E extends EventChannel>(b: Bridge, event: E) {
+  const seen: unknown[] = []
+  b.on(event, (payload) => seen.push(payload))
+  return seen
+}
+
+beforeAll(async () => {
+  app = await startWebApp({ rendererDir, dataDir, secrets: new MemorySecretStore() })
+})
+
+afterAll(async () => {
+  for (const b of bridges) b.close()
+  await app?.close()
+  rmSync(base, { recursive: true, force: true })
+})
+
+describe('the browser host', () => {
+  it('serves the built renderer on 127.0.0.1 with the CSP, and nothing outside it', async () => {
+    expect(app.host.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#outpost-secret=[0-9a-f]{48}$/)
+    const page = await request(`${app.host.origin}/`)
+    expect(page.statusCode).toBe(200)
+    expect(await page.body.text()).toContain('<title>Outpost</title>')
+    expect(String(page.headers['content-security-policy'])).toContain(`connect-src 'self' ws://127.0.0.1:${app.host.port}`)
+    expect(String(page.headers['content-security-policy'])).toContain("script-src 'self'")
+    const traversal = await request(`${app.host.origin}/%2e%2e/private.txt`)
+    expect(traversal.statusCode).toBe(404)
+    expect(await traversal.body.text()).not.toContain('private')
+  })
+
+  it('refuses a WebSocket with a wrong secret, no secret, or a foreign Origin, and accepts its own page', async () => {
+    const secret = `${HOST_SECRET_PROTOCOL_PREFIX}${app.host.secret}`
+    expect(await handshake([HOST_BRIDGE_PROTOCOL, `${HOST_SECRET_PROTOCOL_PREFIX}${'0'.repeat(48)}`], app.host.origin)).toBe(403)
+    expect(await handshake([HOST_BRIDGE_PROTOCOL, `${HOST_SECRET_PROTOCOL_PREFIX}short`], app.host.origin)).toBe(403)
+    expect(await handshake([HOST_BRIDGE_PROTOCOL], app.host.origin)).toBe(403)
+    expect(await handshake([HOST_BRIDGE_PROTOCOL, secret], 'https://evil.example')).toBe(403)
+    expect(await handshake([HOST_BRIDGE_PROTOCOL, secret], `http://localhost:${app.host.port}`)).toBe(403)
+    expect(await handshake([HOST_BRIDGE_PROTOCOL, secret])).toBe(403)
+    expect(await handshake([HOST_BRIDGE_PROTOCOL, secret], app.host.origin)).toBe('open')
+  })
+
+  it('makes a refused bridge fail with a clear error instead of hanging', async () => {
+    const refused = pageBridge('f'.repeat(48))
+    await expect(refused.call('outpost:app.info')).rejects.toBeInstanceOf(BridgeError)
+  })
+})
+
+describe('the handler table over the socket', () => {
+  it('is signed in to the demo workspace with no account set up', async () => {
+    const page = pageBridge()
+    expect(app.service).toBeDefined()
+    const current = await page.call('outpost:accounts.current')
+    expect(current).toMatchObject({ baseUrl: app.service!.baseUrl, workspaceSlug: 'demo', tokenKind: 'v4' })
+    expect(await page.call('outpost:accounts.list')).toHaveLength(1)
+    expect(await page.call('outpost:app.info')).toMatchObject({ name: 'Outpost', shell: 'browser' })
+    expect(await page.call('outpost:secret-store.describe')).toMatchObject({ backend: 'memory' })
+    expect(await page.call('outpost:connectivity.get')).toMatchObject({ online: true })
+  })
+
+  it('runs named operations of the API contract through the gateway', async () => {
+    const page = pageBridge()
+    const epics = (await page.call('outpost:api.call', { operation: 'epics.list', query: { limit: 5 }, lane: 'sync' })) as any
+    expect(Array.isArray(epics.entities)).toBe(true)
+    expect(epics.entities.length).toBeGreaterThan(0)
+    const created = (await page.call('outpost:api.call', { operation: 'epics.create', body: { name: 'Made over the host socket' } })) as any
+    const read = (await page.call('outpost:api.call', { operation: 'epics.get', params: { id: created.id } })) as any
+    expect(read.name).toBe('Made over the host socket')
+  })
+
+  it('answers failures as typed errors: unknown operation, bad request, the service’s 404', async () => {
+    const page = pageBridge()
+    const failure = async (promise: Promise<unknown>) => {
+      try {
+        await promise
+      } catch (error) {
+        expect(error).toBeInstanceOf(BridgeError)
+        return (error as BridgeError).error
+      }
+      throw new Error('expected a failure')
+    }
+    expect(await failure(page.call('outpost:api.call', { operation: 'epics.drop' as never }))).toMatchObject({ source: 'ipc', kind: 'invalid-request' })
+    expect(await failure(page.call('outpost:accounts.switch', { id: 42 as never }))).toMatchObject({ source: 'ipc', kind: 'invalid-request' })
+    expect(await failure(page.call('outpost:accounts.switch', { id: 'nobody' }))).toMatchObject({ source: 'account', kind: 'unknown-account' })
+    expect(await failure(page.call('outpost:api.call', { operation: 'epics.get', params: { id: 99_999_999 } }))).toMatchObject({
+      source: 'gateway',
+      kind: 'http',
+      status: 404,
+    })
+    expect(await failure(page.call('outpost:accounts.add', { baseUrl: app.service!.baseUrl, token: 'svc_rw_not-a-real-token' }))).toMatchObject({
+      source: 'account',
+      kind: 'bad-token',
+    })
+  })
+
+  it('uploads a file the page was given, with progress events, and downloads it back', async () => {
+    const page = pageBridge()
+    const progress = collect(page, 'outpost:upload-progress')
+    const content = 'Notes for the offsite.\n'.repeat(200)
+    const path = await page.pathForFile(new File([content], 'offsite notes.txt', { type: 'text/plain' }))
+    const uploaded = (await page.call('outpost:files.upload', { uploadId: 'up-1', paths: [path] })) as any[]
+    expect(uploaded).toHaveLength(1)
+    expect(uploaded[0].name).toBe('offsite notes.txt')
+    expect(progress.length).toBeGreaterThan(0)
+    expect(progress.at(-1)).toEqual({ uploadId: 'up-1', bytesSent: content.length, bytesTotal: content.length })
+
+    const downloads = collect(page, 'outpost:download-progress')
+    const saved = await page.call('outpost:files.download', { downloadId: 'down-1', fileId: uploaded[0].id })
+    expect(saved.bytes).toBe(content.length)
+    expect(readFileSync(saved.path, 'utf8')).toBe(content)
+    expect(saved.path.startsWith(dataDir)).toBe(true)
+    expect(downloads.at(-1)).toMatchObject({ downloadId: 'down-1', bytesReceived: content.length })
+  })
+
+  it('uploads no path the user did not give', async () => {
+    const page = pageBridge()
+    const secretFile = join(base, 'private.txt')
+    await expect(page.call('outpost:files.upload', { uploadId: 'up-2', paths: [secretFile] })).rejects.toMatchObject({
+      error: { source: 'ipc', kind: 'invalid-request' },
+    })
+  })
+
+  it('tells every page to replay and sync when the workspace changes', async () => {
+    const page = pageBridge()
+    const replays = collect(page, 'outpost:replay-now')
+    const syncs = collect(page, 'outpost:sync-now')
+    const changes = collect(page, 'outpost:accounts-changed')
+    await page.call('outpost:app.info') // the socket is open: events can flow
+    const current = await page.call('outpost:accounts.current')
+    await page.call('outpost:accounts.switch', { id: current!.id })
+    await expect.poll(() => syncs.length).toBe(1)
+    expect(replays).toEqual([{ reason: 'account' }])
+    expect(syncs).toEqual([{ reason: 'account' }])
+    expect(changes).toEqual([{ current }])
+  })
+})
+
+describe('a second launch on the same data', () => {
+  it('signs in to the demo again, its tokens in memory having gone with the first run', async () => {
+    const first = app.service!.baseUrl
+    await app.close()
+    app = await startWebApp({ rendererDir, dataDir, secrets: new MemorySecretStore() })
+    const page = pageBridge()
+    const current = await page.call('outpost:accounts.current')
+    expect(current?.baseUrl).toBe(app.service!.baseUrl)
+    // Same port when it is free, so the account's address stays the same.
+    expect(app.service!.baseUrl).toBe(first)
+    expect(await page.call('outpost:accounts.list')).toHaveLength(1)
+    const epics = (await page.call('outpost:api.call', { operation: 'epics.list' })) as any
+    expect(epics.entities.length).toBeGreaterThan(0)
+  })
+})

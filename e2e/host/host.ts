@@ -1,0 +1,198 @@
+// The browser host: the built renderer served on 127.0.0.1, and the main
+// side's handler table over a WebSocket instead of Electron IPC. The e2e
+// tests run the app this way in Chromium; people without an Electron binary
+// can too (`npm run web`).
+//
+// Who may connect: a page of this host's own origin (the Origin header; a web
+// page elsewhere cannot fake it) that knows this launch's secret (a local
+// program can fake an Origin, but cannot know the secret). The secret reaches
+// the page in the URL fragment, which the browser never sends to a server.
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { mkdir, stat, writeFile } from 'node:fs/promises'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { join } from 'node:path'
+import { WebSocketServer, type WebSocket } from 'ws'
+import {
+  HOST_BRIDGE_PATH,
+  HOST_BRIDGE_PROTOCOL,
+  HOST_SECRET_FRAGMENT,
+  HOST_SECRET_PROTOCOL_PREFIX,
+  type EventChannel,
+  type EventOf,
+  type HostClientMessage,
+  type HostMessage,
+} from '../../src-shared/ipc.ts'
+import { dispatch } from '../../src-main/ipc/dispatch.ts'
+import { safeFileName } from '../../src-main/ipc/handlers.ts'
+import type { MainSide } from '../../src-main/main-side.ts'
+import { contentSecurityPolicy } from '../../src-main/shell/content-security-policy.ts'
+import { contentTypeOf, resolveRendererFile } from '../../src-main/shell/app-protocol.ts'
+
+export interface HostOptions {
+  /** The built renderer (out/renderer). */
+  rendererDir: string
+  /** Where files given to the page are staged before upload (the page has no paths of its own). */
+  stagingDir: string
+  /** 0 (default): any free port. */
+  port?: number
+  /** Largest staged file, in bytes (the service takes 50 MiB). */
+  maxFileBytes?: number
+}
+
+export interface Host {
+  /** The page to open, secret included (in the fragment). */
+  url: string
+  origin: string
+  port: number
+  secret: string
+  /** Sends an event to every connected page (the main side's `emit`). */
+  emit: <E extends EventChannel>(event: E, payload: EventOf<E>) => void
+  /** Connects the main side once it is open (the host starts first so `emit` exists). */
+  attach(side: Pick<MainSide, 'table' | 'pickedFiles'>): void
+  close(): Promise<void>
+}
+
+function sameSecret(offered: string, secret: string): boolean {
+  const a = Buffer.from(offered)
+  const b = Buffer.from(secret)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+function offeredProtocols(req: IncomingMessage): string[] {
+  return String(req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+}
+
+export async function startHost(options: HostOptions): Promise<Host> {
+  const secret = randomBytes(24).toString('hex')
+  const maxFileBytes = options.maxFileBytes ?? 50 * 1024 * 1024
+  let side: Pick<MainSide, 'table' | 'pickedFiles'> | undefined
+  let origin = ''
+  let policy = ''
+
+  const serveFile = async (req: IncomingMessage, res: ServerResponse) => {
+    const headers = {
+      'content-security-policy': policy,
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-cache',
+      'referrer-policy': 'no-referrer',
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { ...headers, 'content-type': 'text/plain' }).end('Method not allowed')
+      return
+    }
+    const pathname = new URL(req.url ?? '/', origin).pathname
+    const file = resolveRendererFile(pathname, options.rendererDir)
+    const info = file ? await stat(file).catch(() => undefined) : undefined
+    if (!file || !info?.isFile()) {
+      res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('Not found')
+      return
+    }
+    res.writeHead(200, { ...headers, 'content-type': contentTypeOf(file), 'content-length': info.size })
+    if (req.method === 'HEAD') res.end()
+    else createReadStream(file).pipe(res)
+  }
+
+  const server: Server = createServer((req, res) => {
+    serveFile(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end()
+      else res.destroy()
+    })
+  })
+  const sockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: Math.ceil(maxFileBytes * 1.4) + 4096,
+    handleProtocols: (protocols) => (protocols.has(HOST_BRIDGE_PROTOCOL) ? HOST_BRIDGE_PROTOCOL : false),
+  })
+
+  const refuse = (socket: Duplex, status: number, text: string) => {
+    socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
+  }
+
+  server.on('upgrade', (req, socket, head) => {
+    const pathname = new URL(req.url ?? '/', origin).pathname
+    if (pathname !== HOST_BRIDGE_PATH) return refuse(socket, 404, 'Not Found')
+    // A page of another origin (any web site the user visits) is refused by its Origin header.
+    if (req.headers.origin !== origin) return refuse(socket, 403, 'Forbidden')
+    const offered = offeredProtocols(req).find((p) => p.startsWith(HOST_SECRET_PROTOCOL_PREFIX))
+    if (!offered || !sameSecret(offered.slice(HOST_SECRET_PROTOCOL_PREFIX.length), secret)) return refuse(socket, 403, 'Forbidden')
+    if (!offeredProtocols(req).includes(HOST_BRIDGE_PROTOCOL)) return refuse(socket, 400, 'Bad Request')
+    sockets.handleUpgrade(req, socket, head, (ws) => sockets.emit('connection', ws, req))
+  })
+
+  const send = (ws: WebSocket, message: HostMessage) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message))
+  }
+
+  const stage = async (name: string, data: string): Promise<string> => {
+    const bytes = Buffer.from(data, 'base64')
+    if (bytes.length > maxFileBytes) throw new Error(`${name} is larger than ${maxFileBytes} bytes`)
+    const dir = join(options.stagingDir, randomUUID())
+    await mkdir(dir, { recursive: true })
+    const path = join(dir, safeFileName(name))
+    await writeFile(path, bytes)
+    side?.pickedFiles.add(path)
+    return path
+  }
+
+  sockets.on('connection', (ws: WebSocket) => {
+    ws.on('message', (raw, isBinary) => {
+      void (async () => {
+        let message: HostClientMessage
+        try {
+          if (isBinary) throw new Error('binary')
+          message = JSON.parse(String(raw)) as HostClientMessage
+        } catch {
+          ws.close(1003, 'Outpost host: messages are JSON')
+          return
+        }
+        if (message.type === 'invoke') {
+          const result = side
+            ? await dispatch(side.table, message.channel, message.request)
+            : ({ ok: false, error: { source: 'ipc', kind: 'internal', message: 'The host is still starting.' } } as const)
+          send(ws, { type: 'result', id: message.id, result })
+        } else if (message.type === 'stage') {
+          try {
+            if (typeof message.name !== 'string' || typeof message.data !== 'string') throw new Error('name and data are required')
+            send(ws, { type: 'staged', id: message.id, path: await stage(message.name, message.data) })
+          } catch (error) {
+            send(ws, { type: 'staged', id: message.id, error: error instanceof Error ? error.message : String(error) })
+          }
+        }
+      })()
+    })
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
+  })
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : 0
+  origin = `http://127.0.0.1:${port}`
+  policy = contentSecurityPolicy({ connect: [`ws://127.0.0.1:${port}`] })
+
+  return {
+    url: `${origin}/#${HOST_SECRET_FRAGMENT}=${secret}`,
+    origin,
+    port,
+    secret,
+    emit: (event, payload) => {
+      const text = JSON.stringify({ type: 'event', event, payload } satisfies HostMessage)
+      for (const ws of sockets.clients) if (ws.readyState === ws.OPEN) ws.send(text)
+    },
+    attach(mainSide) {
+      side = mainSide
+    },
+    close: async () => {
+      for (const ws of sockets.clients) ws.terminate()
+      await new Promise<void>((resolve) => sockets.close(() => resolve()))
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}

@@ -1,0 +1,155 @@
+// Whether the service can be reached. Three kinds of evidence, newest wins:
+// the OS (`net.isOnline()`, polled: Electron has no event for it in main),
+// the real outcome of the gateway's requests, and while offline a light
+// probe of the base URL with backoff. The OS saying "offline" is believed at
+// once; the OS saying "online" is only a reason to probe, because a captive
+// portal or a dead VPN also says "online".
+import type { ConnectivityReason, ConnectivityState } from '../../src-shared/ipc.ts'
+import type { Clock, TimerHandle } from './clock.ts'
+
+export interface ConnectivityOptions {
+  clock: Clock
+  /** Electron's `net.isOnline()`. */
+  isOnline: () => boolean
+  /** True when the service answered at all (any HTTP status); false on a network error or timeout. */
+  probe: () => Promise<boolean>
+  /** How often to ask the OS, in ms. */
+  osPollMs?: number
+  /** Probe delays while offline: the first, the factor, the largest. */
+  probeBackoff?: { firstMs: number; factor: number; maxMs: number }
+  /** 0..1, spreads probes so many clients waking at once do not probe in step. */
+  random?: () => number
+}
+
+export type ConnectivityListener = (state: ConnectivityState) => void
+
+const DEFAULT_BACKOFF = { firstMs: 1_000, factor: 2, maxMs: 60_000 }
+
+export class Connectivity {
+  private current: ConnectivityState
+  private readonly listeners = new Set<ConnectivityListener>()
+  private readonly backoff: { firstMs: number; factor: number; maxMs: number }
+  private readonly osPollMs: number
+  private readonly random: () => number
+  private osOnline: boolean
+  private probeDelay: number
+  private probeTimer: TimerHandle | undefined
+  private pollTimer: TimerHandle | undefined
+  private probing = false
+  private stopped = true
+
+  constructor(private readonly options: ConnectivityOptions) {
+    this.backoff = options.probeBackoff ?? DEFAULT_BACKOFF
+    this.osPollMs = options.osPollMs ?? 5_000
+    this.random = options.random ?? Math.random
+    this.probeDelay = this.backoff.firstMs
+    this.osOnline = options.isOnline()
+    this.current = { online: this.osOnline, reason: 'start', since: options.clock.now() }
+  }
+
+  get state(): ConnectivityState {
+    return { ...this.current }
+  }
+
+  get online(): boolean {
+    return this.current.online
+  }
+
+  /** Calls `listener` on every change; returns the function that stops it. */
+  onChange(listener: ConnectivityListener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  start(): void {
+    if (!this.stopped) return
+    this.stopped = false
+    this.schedulePoll()
+    if (!this.current.online) this.scheduleProbe(0)
+  }
+
+  stop(): void {
+    this.stopped = true
+    this.cancelProbe()
+    if (this.pollTimer !== undefined) this.options.clock.clearTimeout(this.pollTimer)
+    this.pollTimer = undefined
+  }
+
+  /** The gateway's report after each request: did the service answer? */
+  reportRequest(reached: boolean): void {
+    this.set(reached, 'request')
+  }
+
+  /**
+   * Asks the OS. The poll calls it; so does resume from sleep, with `probeNow`,
+   * because the network may have changed while the machine slept.
+   */
+  checkOs(probeNow = false): void {
+    const was = this.osOnline
+    this.osOnline = this.options.isOnline()
+    if (!this.osOnline) {
+      this.cancelProbe()
+      this.set(false, 'os')
+    } else if (!this.current.online && (!was || probeNow)) {
+      // Back on a network: find out at once whether it reaches the service.
+      this.probeDelay = this.backoff.firstMs
+      this.scheduleProbe(0)
+    }
+  }
+
+  private set(online: boolean, reason: ConnectivityReason): void {
+    if (online) {
+      this.cancelProbe()
+      this.probeDelay = this.backoff.firstMs
+    } else if (!this.stopped && this.osOnline && this.probeTimer === undefined) {
+      this.scheduleProbe(this.probeDelay)
+    }
+    if (online === this.current.online) return
+    this.current = { online, reason, since: this.options.clock.now() }
+    const state = this.state
+    for (const listener of [...this.listeners]) listener(state)
+  }
+
+  private schedulePoll(): void {
+    this.pollTimer = this.options.clock.setTimeout(() => {
+      this.pollTimer = undefined
+      if (this.stopped) return
+      this.checkOs()
+      this.schedulePoll()
+    }, this.osPollMs)
+  }
+
+  private scheduleProbe(delayMs: number): void {
+    if (this.stopped || this.probing) return
+    this.cancelProbe()
+    // Up to a quarter less than the delay, never more: the backoff stays bounded.
+    const jittered = Math.round(delayMs * (1 - 0.25 * this.random()))
+    this.probeTimer = this.options.clock.setTimeout(() => void this.runProbe(), jittered)
+  }
+
+  private cancelProbe(): void {
+    if (this.probeTimer !== undefined) this.options.clock.clearTimeout(this.probeTimer)
+    this.probeTimer = undefined
+  }
+
+  private async runProbe(): Promise<void> {
+    this.probeTimer = undefined
+    if (this.stopped || this.current.online || !this.osOnline) return
+    this.probing = true
+    let reached = false
+    try {
+      reached = await this.options.probe()
+    } catch {
+      reached = false
+    } finally {
+      this.probing = false
+    }
+    if (this.stopped) return
+    if (reached) {
+      this.set(true, 'probe')
+      return
+    }
+    this.probeDelay = Math.min(this.backoff.maxMs, this.probeDelay * this.backoff.factor)
+    if (this.osOnline && !this.current.online) this.scheduleProbe(this.probeDelay)
+  }
+}

@@ -1,0 +1,112 @@
+// The pacer on a virtual clock: sleeping moves time forward, so whole windows
+// pass instantly and every assertion is about counts and order, never speed.
+import { describe, expect, it } from 'vitest'
+import type { Lane } from '../../src-shared/api/operations.ts'
+import { Pacer, type Turn } from './pacer.ts'
+
+function virtualTime() {
+  let now = 1_000_000
+  return {
+    clock: () => now,
+    sleep: async (ms: number) => {
+      now += ms
+    },
+    advance: (ms: number) => {
+      now += ms
+    },
+  }
+}
+
+const flush = () => new Promise((r) => setImmediate(r))
+
+describe('Pacer', () => {
+  it('never lets more than max requests into any window (widened by the margin)', async () => {
+    const time = virtualTime()
+    const pacer = new Pacer({ max: 10, windowMs: 1000, marginMs: 50, concurrency: 100, ...time })
+    const sentAt: number[] = []
+    await Promise.all(
+      Array.from({ length: 45 }, async (_, i) => {
+        const turn = await pacer.admit((['sync', 'user-read', 'user-write'] as Lane[])[i % 3])
+        sentAt.push(turn.at)
+        turn.done()
+      }),
+    )
+    expect(sentAt).toHaveLength(45)
+    for (const t of sentAt) expect(sentAt.filter((s) => s >= t && s < t + 1050).length).toBeLessThanOrEqual(10)
+    // A burst of max goes at once: the first ten share one instant.
+    expect(new Set(sentAt.slice(0, 10)).size).toBe(1)
+  })
+
+  it('hands out turns by lane: user writes, then user reads, then sync, in arrival order within a lane', async () => {
+    const time = virtualTime()
+    const pacer = new Pacer({ max: 100, windowMs: 1000, concurrency: 1, ...time })
+    const order: string[] = []
+    const first = await pacer.admit('sync')
+    const waits = (
+      [
+        ['sync', 's1'],
+        ['user-read', 'r1'],
+        ['sync', 's2'],
+        ['user-write', 'w1'],
+        ['user-read', 'r2'],
+        ['user-write', 'w2'],
+      ] as [Lane, string][]
+    ).map(([lane, name]) =>
+      pacer.admit(lane).then((turn) => {
+        order.push(name)
+        turn.done()
+      }),
+    )
+    await flush()
+    expect(order).toEqual([])
+    first.done()
+    await Promise.all(waits)
+    expect(order).toEqual(['w1', 'w2', 'r1', 'r2', 's1', 's2'])
+  })
+
+  it('holds every request during a pause and never shortens one', async () => {
+    const time = virtualTime()
+    const pacer = new Pacer({ max: 100, windowMs: 1000, concurrency: 10, ...time })
+    const start = time.clock()
+    pacer.pauseUntil(start + 5000)
+    pacer.pauseUntil(start + 2000)
+    const turn = await pacer.admit('user-write')
+    expect(time.clock() - start).toBeGreaterThanOrEqual(5000)
+    turn.done()
+  })
+
+  it('limits requests in flight and lets the next one go when one is done', async () => {
+    const time = virtualTime()
+    const pacer = new Pacer({ max: 100, windowMs: 1000, concurrency: 2, ...time })
+    const turns: Turn[] = []
+    const all = Array.from({ length: 5 }, () => pacer.admit('user-read').then((t) => turns.push(t)))
+    await flush()
+    expect(turns).toHaveLength(2)
+    expect(pacer.waiting).toBe(3)
+    turns[0].done()
+    turns[0].done() // twice is once
+    await flush()
+    expect(turns).toHaveLength(3)
+    turns.slice(1).forEach((t) => t.done())
+    await flush()
+    turns.slice(3).forEach((t) => t.done())
+    await Promise.all(all)
+    expect(turns).toHaveLength(5)
+  })
+
+  it('drops a waiting request when its signal aborts, and refuses everything once closed', async () => {
+    const time = virtualTime()
+    const pacer = new Pacer({ max: 100, windowMs: 1000, concurrency: 1, ...time })
+    const held = await pacer.admit('sync')
+    const controller = new AbortController()
+    const aborted = pacer.admit('user-read', controller.signal)
+    const other = pacer.admit('sync')
+    controller.abort(new Error('cancelled'))
+    await expect(aborted).rejects.toThrow('cancelled')
+    expect(pacer.waiting).toBe(1)
+    pacer.close(new Error('closed'))
+    await expect(other).rejects.toThrow('closed')
+    await expect(pacer.admit('user-write')).rejects.toThrow('closed')
+    held.done()
+  })
+})

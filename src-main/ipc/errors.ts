@@ -1,0 +1,31 @@
+// Every failure a handler can meet, turned into the plain IpcError the
+// renderer reads. Only known fields are copied: an error's `cause` (an undici
+// error with a request in it) never crosses to the renderer.
+import type { IpcError } from '../../src-shared/ipc.ts'
+import { AccountError } from '../accounts/account-error.ts'
+import { GatewayError } from '../gateway/errors.ts'
+import { SecretStoreError } from '../secrets/secret-store.ts'
+
+/** A failure of the bridge itself: a malformed request, no account yet, a refused sender. */
+export class IpcFailure extends Error {
+  override readonly name = 'IpcFailure'
+  constructor(
+    readonly kind: 'invalid-request' | 'no-account' | 'refused',
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export function toIpcError(error: unknown): IpcError {
+  if (error instanceof GatewayError) return { source: 'gateway', ...error.toJSON() }
+  if (error instanceof AccountError) {
+    const out: IpcError = { source: 'account', kind: error.kind, message: error.message }
+    if (error.status !== undefined) out.status = error.status
+    return out
+  }
+  if (error instanceof SecretStoreError) return { source: 'secret-store', kind: error.kind, message: error.message }
+  if (error instanceof IpcFailure) return { source: 'ipc', kind: error.kind, message: error.message }
+  const reason = error instanceof Error ? error.message : String(error)
+  return { source: 'ipc', kind: 'internal', message: `Something went wrong inside Outpost: ${reason}` }
+}

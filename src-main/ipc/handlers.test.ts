@@ -1,0 +1,144 @@
+// The handler table with the real parts (accounts, gateway, the local service
+// over HTTP), called the way both transports call it: through dispatch().
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MemorySecretStore } from '../../e2e/host/memory-secrets.ts'
+import { testService } from '../../src-server/testing.ts'
+import type { RunningService } from '../../src-server/index.ts'
+import type { EventChannel, IpcResult } from '../../src-shared/ipc.ts'
+import { previousDemo } from '../demo.ts'
+import { openMainSide, type MainSide } from '../main-side.ts'
+import { dispatch } from './dispatch.ts'
+import { safeFileName } from './handlers.ts'
+
+let service: RunningService
+let other: RunningService
+const dirs: string[] = []
+const sides: MainSide[] = []
+
+async function open() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'outpost-handlers-'))
+  dirs.push(dataDir)
+  const events: Array<[EventChannel, unknown]> = []
+  const side = await openMainSide({
+    dataDir,
+    secrets: new MemorySecretStore(),
+    appInfo: { name: 'Outpost', version: '0.0.0', platform: 'linux', shell: 'electron' },
+    isOnline: () => true,
+    emit: (event, payload) => events.push([event, payload]),
+  })
+  sides.push(side)
+  const ask = (channel: string, request?: unknown) => dispatch(side.table, channel, request) as Promise<IpcResult<any> & { value?: any }>
+  return { side, events, dataDir, ask }
+}
+
+beforeAll(async () => {
+  ;[service, other] = await Promise.all([testService({ seed: 'demo' }), testService({ seed: 'demo', workspaceSlug: 'acme' })])
+})
+
+afterAll(async () => {
+  for (const side of sides) await side.close()
+  await Promise.all([service.close(), other.close()])
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+describe('dispatch', () => {
+  it('refuses channels outside the contract and malformed requests, without calling anything', async () => {
+    const { ask } = await open()
+    expect(await ask('outpost:shell.exec', { command: 'rm -rf /' })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'invalid-request' } })
+    expect(await ask('outpost:accounts.add', 'http://x')).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    expect(await ask('outpost:api.call', { operation: 'epics.list', lane: 'vip' })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    expect(await ask('outpost:api.call', { operation: 'epics.get', params: { id: { $gt: 1 } } })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    expect(await ask('outpost:files.upload', { uploadId: 'u', paths: ['/a', '/b', '/c', '/d', '/e'] })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    expect(await ask('outpost:files.download', { downloadId: 'd', fileId: -3 })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+  })
+
+  it('says plainly that no workspace is set up yet', async () => {
+    const { ask } = await open()
+    expect(await ask('outpost:accounts.current')).toEqual({ ok: true, value: null })
+    expect(await ask('outpost:api.call', { operation: 'epics.list' })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'no-account' } })
+  })
+})
+
+describe('the handler table', () => {
+  it('adds a workspace, tells the renderer, and asks for replay and sync', async () => {
+    const { ask, events } = await open()
+    const added = await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.member })
+    expect(added).toMatchObject({ ok: true, value: { workspaceSlug: 'demo', memberName: 'Max Member' } })
+    expect(JSON.stringify(added)).not.toContain(service.tokens.member)
+    expect(events.map(([e]) => e)).toEqual(['outpost:accounts-changed'])
+    expect((await ask('outpost:api.call', { operation: 'whoami' })).value).toMatchObject({ member: { name: 'Max Member' } })
+    // A path parameter left out is the request's fault, said as such.
+    expect(await ask('outpost:api.call', { operation: 'epics.get' })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'invalid-request' } })
+  })
+
+  it('maps a read-only token’s write to `readonly`, and a new token replaces the old one at once', async () => {
+    const { ask } = await open()
+    await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.readonly })
+    expect(await ask('outpost:api.call', { operation: 'epics.create', body: { name: 'Nope' } })).toMatchObject({
+      ok: false,
+      error: { source: 'gateway', kind: 'readonly', status: 403 },
+    })
+    // Signing in again with a read-write token: the next call uses it.
+    await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.member })
+    expect(await ask('outpost:api.call', { operation: 'epics.create', body: { name: 'Now it works' } })).toMatchObject({ ok: true, value: { name: 'Now it works' } })
+  })
+
+  it('switches and removes workspaces; the gateway follows', async () => {
+    const { ask } = await open()
+    const demo = (await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.admin })).value
+    const acme = (await ask('outpost:accounts.add', { baseUrl: other.baseUrl, token: other.tokens.admin })).value
+    expect((await ask('outpost:api.call', { operation: 'whoami' })).value.workspace.slug).toBe('acme')
+    await ask('outpost:accounts.switch', { id: demo.id })
+    expect((await ask('outpost:api.call', { operation: 'whoami' })).value.workspace.slug).toBe('demo')
+    await ask('outpost:accounts.remove', { id: demo.id })
+    expect((await ask('outpost:accounts.current')).value).toMatchObject({ id: acme.id })
+    expect((await ask('outpost:api.call', { operation: 'whoami' })).value.workspace.slug).toBe('acme')
+  })
+
+  it('uploads picked files only', async () => {
+    const { ask, side, dataDir, events } = await open()
+    await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.admin })
+    const picked = join(dataDir, 'picked.txt')
+    const notPicked = join(dataDir, 'not-picked.txt')
+    writeFileSync(picked, 'dropped on the window')
+    writeFileSync(notPicked, 'never dropped')
+    side.pickedFiles.add(picked)
+    expect(await ask('outpost:files.upload', { uploadId: 'u1', paths: [notPicked] })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    expect(await ask('outpost:files.upload', { uploadId: 'u2', paths: [picked, notPicked] })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    const uploaded = await ask('outpost:files.upload', { uploadId: 'u3', paths: [picked] })
+    expect(uploaded).toMatchObject({ ok: true, value: [{ name: 'picked.txt' }] })
+    expect(events.filter(([e]) => e === 'outpost:upload-progress').every(([, p]) => (p as { uploadId: string }).uploadId === 'u3')).toBe(true)
+  })
+})
+
+describe('signing in to the demo', () => {
+  it('signs in with no workspace, follows the demo to a new address, and leaves a real workspace alone', async () => {
+    const { side, dataDir } = await open()
+    expect(await side.signInToDemo({ baseUrl: service.baseUrl, token: service.tokens.admin })).toBe(true)
+    expect(await previousDemo(dataDir)).toEqual({ baseUrl: service.baseUrl })
+
+    // The demo came back on another address (here: another service): the old demo account goes.
+    expect(await side.signInToDemo({ baseUrl: other.baseUrl, token: other.tokens.admin })).toBe(true)
+    expect(side.accounts.list().map((a) => a.baseUrl)).toEqual([other.baseUrl])
+
+    // A workspace the user added is current now: the demo does not take over.
+    await side.accounts.addAccount(service.baseUrl.replace('127.0.0.1', 'localhost'), service.tokens.member)
+    expect(await side.signInToDemo({ baseUrl: other.baseUrl, token: other.tokens.admin })).toBe(false)
+    expect(side.accounts.current()?.baseUrl).toContain('localhost')
+  })
+})
+
+describe('safeFileName', () => {
+  it('keeps a name safe on every OS', () => {
+    expect(safeFileName('report.pdf')).toBe('report.pdf')
+    expect(safeFileName('../../etc/passwd')).toBe('passwd')
+    expect(safeFileName('..\\..\\boot.ini')).toBe('boot.ini')
+    expect(safeFileName('a:b*c?.txt')).toBe('a_b_c_.txt')
+    expect(safeFileName('.hidden')).toBe('_hidden')
+    expect(safeFileName('')).toBe('file')
+    expect(safeFileName('x\u0000y\u001f.txt')).toBe('x_y_.txt')
+  })
+})

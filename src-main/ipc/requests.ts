@@ -1,0 +1,87 @@
+// What the renderer sends is checked before a handler sees it: the page is
+// the less trusted side, and a malformed request gets a clear
+// `invalid-request` instead of a crash deep in the gateway.
+import { isOperationName, LANES } from '../../src-shared/api/operations.ts'
+import type { ApiQueryValue, RequestChannel, RequestOf } from '../../src-shared/ipc.ts'
+import { IpcFailure } from './errors.ts'
+
+type Check<C extends RequestChannel> = (request: unknown) => RequestOf<C>
+
+function invalid(message: string): never {
+  throw new IpcFailure('invalid-request', message)
+}
+
+function record(value: unknown, what: string): Record<string, unknown> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) invalid(`${what} must be an object`)
+  return value as Record<string, unknown>
+}
+
+function text(value: unknown, what: string, max = 4096): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > max) invalid(`${what} must be a string of 1 to ${max} characters`)
+  return value
+}
+
+function positiveInt(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) invalid(`${what} must be a positive integer`)
+  return value
+}
+
+function nothing(_request: unknown): void {
+  return undefined
+}
+
+function scalars<T>(value: unknown, what: string, ok: (v: unknown) => v is T): Record<string, T> | undefined {
+  if (value === undefined) return undefined
+  const obj = record(value, what)
+  for (const [key, v] of Object.entries(obj)) if (!ok(v)) invalid(`${what}.${key} has a value of the wrong type`)
+  return obj as Record<string, T>
+}
+
+const isParam = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
+const isScalar = (v: unknown): v is ApiQueryValue => v === undefined || v === null || typeof v === 'boolean' || isParam(v)
+const isQueryValue = (v: unknown): v is ApiQueryValue | ApiQueryValue[] => isScalar(v) || (Array.isArray(v) && v.length <= 100 && v.every(isScalar))
+
+const CHECKS: { [C in RequestChannel]: Check<C> } = {
+  'outpost:accounts.list': nothing,
+  'outpost:accounts.current': nothing,
+  'outpost:accounts.add': (request) => {
+    const r = record(request, 'The request')
+    // An empty token is the accounts module's to explain; only the type is checked here.
+    if (typeof r.token !== 'string' || r.token.length > 4096) invalid('token must be a string')
+    return { baseUrl: text(r.baseUrl, 'baseUrl', 2048), token: r.token }
+  },
+  'outpost:accounts.switch': (request) => ({ id: text(record(request, 'The request').id, 'id', 256) }),
+  'outpost:accounts.remove': (request) => ({ id: text(record(request, 'The request').id, 'id', 256) }),
+  'outpost:secret-store.describe': nothing,
+  'outpost:api.call': (request) => {
+    const r = record(request, 'The request')
+    if (!isOperationName(r.operation)) invalid(`"${String(r.operation)}" is not an operation of the API contract`)
+    if (r.lane !== undefined && !(LANES as readonly unknown[]).includes(r.lane)) invalid(`lane must be one of ${LANES.join(', ')}`)
+    return {
+      operation: r.operation,
+      params: scalars(r.params, 'params', isParam),
+      query: scalars(r.query, 'query', isQueryValue),
+      body: r.body,
+      lane: r.lane as RequestOf<'outpost:api.call'>['lane'],
+    }
+  },
+  'outpost:files.upload': (request) => {
+    const r = record(request, 'The request')
+    if (!Array.isArray(r.paths) || r.paths.length < 1 || r.paths.length > 4) invalid('paths must list 1 to 4 files')
+    return {
+      uploadId: text(r.uploadId, 'uploadId', 256),
+      paths: r.paths.map((p, i) => text(p, `paths[${i}]`)),
+      storyId: r.storyId === undefined ? undefined : positiveInt(r.storyId, 'storyId'),
+    }
+  },
+  'outpost:files.download': (request) => {
+    const r = record(request, 'The request')
+    return { downloadId: text(r.downloadId, 'downloadId', 256), fileId: positiveInt(r.fileId, 'fileId') }
+  },
+  'outpost:connectivity.get': nothing,
+  'outpost:app.info': nothing,
+}
+
+export function checkRequest<C extends RequestChannel>(channel: C, request: unknown): RequestOf<C> {
+  return CHECKS[channel](request)
+}

@@ -1,0 +1,196 @@
+// The renderer's one way to the main side. In the desktop app that is the
+// preload's `window.outpost`; in a browser (the browser host of `npm run web`
+// and the e2e tests) it is a WebSocket to the host, which runs the same
+// handler table. Both are wrapped in the same `Bridge`: answers come back
+// unwrapped, failures as a `BridgeError` carrying the typed IpcError.
+import {
+  BRIDGE_GLOBAL,
+  HOST_BRIDGE_PATH,
+  HOST_BRIDGE_PROTOCOL,
+  HOST_SECRET_FRAGMENT,
+  HOST_SECRET_PROTOCOL_PREFIX,
+  isEventChannel,
+  type EventChannel,
+  type EventOf,
+  type HostClientMessage,
+  type HostMessage,
+  type IpcError,
+  type IpcResult,
+  type OutpostBridge,
+  type RequestChannel,
+  type RequestOf,
+  type ResponseOf,
+} from '../../../src-shared/ipc.ts'
+
+export class BridgeError extends Error {
+  override readonly name = 'BridgeError'
+  constructor(readonly error: IpcError) {
+    super(error.message)
+  }
+}
+
+/** A channel's request, left out when the channel takes none. */
+type RequestArgs<C extends RequestChannel> = RequestOf<C> extends void ? [] : [request: RequestOf<C>]
+
+export interface Bridge {
+  readonly shell: 'electron' | 'browser'
+  call<C extends RequestChannel>(channel: C, ...request: RequestArgs<C>): Promise<ResponseOf<C>>
+  on<E extends EventChannel>(event: E, listener: (payload: EventOf<E>) => void): () => void
+  /** A path the main side can read the file from (dropped, picked, or staged by the browser host). */
+  pathForFile(file: File): Promise<string>
+}
+
+function unwrap<T>(result: IpcResult<T>): T {
+  if (result.ok) return result.value
+  throw new BridgeError(result.error)
+}
+
+/** The desktop app: the preload's bridge. */
+export function electronBridge(outpost: OutpostBridge): Bridge {
+  return {
+    shell: 'electron',
+    call: async (channel, ...request) => unwrap(await outpost.invoke(channel, request[0] as never)),
+    on: (event, listener) => outpost.on(event, listener),
+    pathForFile: async (file) => outpost.getPathForFile(file),
+  }
+}
+
+/** What the host bridge needs from the browser; tests hand in Node's equivalents. */
+export interface HostBridgeOptions {
+  /** `ws://127.0.0.1:PORT/bridge`. */
+  url: string
+  secret: string
+  WebSocket: new (url: string, protocols: string[]) => WebSocket
+  /** Delay before reconnecting after the host went away (ms). */
+  reconnectMs?: number
+}
+
+const lost = (message: string): IpcError => ({ source: 'ipc', kind: 'internal', message })
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = ''
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
+  return btoa(binary)
+}
+
+/** The browser: the host's WebSocket, reconnected when it drops. */
+export function hostBridge(options: HostBridgeOptions): Bridge & { close(): void } {
+  let socket: WebSocket | undefined
+  let opened: Promise<WebSocket> | undefined
+  let closed = false
+  let nextId = 1
+  const pending = new Map<number, { resolve: (message: HostMessage) => void; reject: (error: BridgeError) => void }>()
+  const listeners = new Map<EventChannel, Set<(payload: never) => void>>()
+
+  const connect = (): Promise<WebSocket> => {
+    if (opened) return opened
+    opened = new Promise<WebSocket>((resolve, reject) => {
+      const ws = new options.WebSocket(options.url, [HOST_BRIDGE_PROTOCOL, `${HOST_SECRET_PROTOCOL_PREFIX}${options.secret}`])
+      socket = ws
+      ws.addEventListener('open', () => resolve(ws))
+      // A refused or failed connection is followed by 'close', which says it all.
+      ws.addEventListener('error', () => undefined)
+      ws.addEventListener('message', (event: MessageEvent) => {
+        let message: HostMessage
+        try {
+          message = JSON.parse(String(event.data)) as HostMessage
+        } catch {
+          return
+        }
+        if (message.type === 'event') {
+          if (!isEventChannel(message.event)) return
+          for (const listener of listeners.get(message.event) ?? []) listener(message.payload as never)
+          return
+        }
+        const waiting = pending.get(message.id)
+        pending.delete(message.id)
+        waiting?.resolve(message)
+      })
+      ws.addEventListener('close', () => {
+        opened = undefined
+        socket = undefined
+        for (const waiting of pending.values()) waiting.reject(new BridgeError(lost('The connection to the Outpost host was lost; try again.')))
+        pending.clear()
+        reject(new BridgeError(lost('Could not connect to the Outpost host (is `npm run web` still running, and was the page opened with its key?).')))
+        // Keep listening for events once the host is back.
+        if (!closed && listeners.size > 0) setTimeout(() => void connect().catch(() => undefined), options.reconnectMs ?? 1_000)
+      })
+    })
+    return opened
+  }
+
+  const send = async (message: HostClientMessage): Promise<HostMessage> => {
+    const ws = await connect()
+    return new Promise<HostMessage>((resolve, reject) => {
+      pending.set(message.id, { resolve, reject })
+      ws.send(JSON.stringify(message))
+    })
+  }
+
+  return {
+    shell: 'browser',
+    async call(channel, ...request) {
+      const answer = await send({ type: 'invoke', id: nextId++, channel, request: request[0] })
+      if (answer.type !== 'result') throw new BridgeError(lost('The Outpost host answered out of turn.'))
+      return unwrap(answer.result as IpcResult<never>)
+    },
+    on(event, listener) {
+      let set = listeners.get(event)
+      if (!set) listeners.set(event, (set = new Set()))
+      set.add(listener as (payload: never) => void)
+      // Events flow only over an open socket.
+      void connect().catch(() => undefined)
+      return () => {
+        set.delete(listener as (payload: never) => void)
+      }
+    },
+    async pathForFile(file) {
+      const data = toBase64(new Uint8Array(await file.arrayBuffer()))
+      const answer = await send({ type: 'stage', id: nextId++, name: file.name, data })
+      if (answer.type !== 'staged' || !answer.path) throw new BridgeError({ source: 'ipc', kind: 'invalid-request', message: answer.type === 'staged' && answer.error ? answer.error : 'The file could not be staged.' })
+      return answer.path
+    },
+    close() {
+      closed = true
+      socket?.close()
+    },
+  }
+}
+
+const SECRET_STORAGE_KEY = 'outpost-host-secret'
+
+/**
+ * The launch secret of the browser host: from the URL fragment on the first
+ * load (then taken out of the address bar and kept for reloads of this tab).
+ */
+export function hostSecretFromPage(location: Location, history: History, storage: Storage): string | undefined {
+  const fragment = new URLSearchParams(location.hash.replace(/^#/, ''))
+  const secret = fragment.get(HOST_SECRET_FRAGMENT)
+  if (secret) {
+    storage.setItem(SECRET_STORAGE_KEY, secret)
+    fragment.delete(HOST_SECRET_FRAGMENT)
+    const rest = fragment.toString()
+    history.replaceState(history.state, '', `${location.pathname}${location.search}${rest ? `#${rest}` : ''}`)
+    return secret
+  }
+  return storage.getItem(SECRET_STORAGE_KEY) ?? undefined
+}
+
+let current: Bridge | undefined
+
+/** The bridge of this page: the preload's in Electron, the host's WebSocket in a browser. */
+export function bridge(): Bridge {
+  if (current) return current
+  const outpost = (window as unknown as Record<string, OutpostBridge | undefined>)[BRIDGE_GLOBAL]
+  if (outpost) return (current = electronBridge(outpost))
+  const secret = hostSecretFromPage(window.location, window.history, window.sessionStorage)
+  if (!secret) {
+    throw new BridgeError({
+      source: 'ipc',
+      kind: 'refused',
+      message: 'Outpost is not running in its desktop app, and this page was opened without the browser host’s key: open the address `npm run web` printed.',
+    })
+  }
+  const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:'
+  return (current = hostBridge({ url: `${scheme}//${window.location.host}${HOST_BRIDGE_PATH}`, secret, WebSocket: window.WebSocket }))
+}

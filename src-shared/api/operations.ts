@@ -1,0 +1,170 @@
+// The named operations of the API contract that Outpost uses. The renderer asks
+// the gateway for one of these by name; only the gateway turns a name into a URL,
+// a method and an auth header. Which generation each one uses follows the spec
+// (part 2 §4): v4 where it has the operation, v3 where only v3 does.
+
+export type ApiGeneration = 'v3' | 'v4'
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+
+export interface Operation {
+  api: ApiGeneration
+  method: HttpMethod
+  /**
+   * Relative to /api/v3, or to /api/v4/{workspace-slug} for v4 (to /api/v4
+   * when `root` is set). `{name}` marks a path parameter.
+   */
+  path: string
+  /** Outside the workspace slug (v4 whoami). */
+  root?: boolean
+  /** Sending it twice leaves the service as sending it once: safe to retry blindly. */
+  idempotent: boolean
+  kind: 'read' | 'write'
+  /** multipart/form-data (file upload) instead of JSON. */
+  multipart?: boolean
+}
+
+/** An operation whose path template keeps its literal type (for typed path parameters). */
+type Defined<P extends string> = Operation & { path: P }
+
+const read = <P extends string>(api: ApiGeneration, path: P, extra: Partial<Operation> = {}): Defined<P> =>
+  ({ api, method: 'GET', idempotent: true, kind: 'read', ...extra, path })
+// Creates are not idempotent: an answer lost on the way back must not become a second entity.
+const create = <P extends string>(api: ApiGeneration, path: P, extra: Partial<Operation> = {}): Defined<P> =>
+  ({ api, method: 'POST', idempotent: false, kind: 'write', ...extra, path })
+// Updates set fields to given values and deletes remove one thing: repeating either changes nothing more.
+const update = <P extends string>(api: ApiGeneration, method: 'PUT' | 'PATCH', path: P): Defined<P> =>
+  ({ api, method, path, idempotent: true, kind: 'write' })
+const remove = <P extends string>(api: ApiGeneration, path: P): Defined<P> =>
+  ({ api, method: 'DELETE', path, idempotent: true, kind: 'write' })
+
+export const OPERATIONS = {
+  whoami: read('v4', '/whoami', { root: true }),
+  member: read('v3', '/member'),
+  'members.list': read('v3', '/members'),
+  'members.get': read('v3', '/members/{id}'),
+  'groups.list': read('v3', '/groups'),
+  'groups.get': read('v3', '/groups/{id}'),
+
+  'categories.list': read('v4', '/categories'),
+  'categories.get': read('v4', '/categories/{id}'),
+  'categories.create': create('v4', '/categories'),
+  'categories.update': update('v4', 'PATCH', '/categories/{id}'),
+  'categories.delete': remove('v4', '/categories/{id}'),
+
+  'objectives.list': read('v3', '/objectives'),
+  'objectives.get': read('v3', '/objectives/{id}'),
+  'objectives.create': create('v3', '/objectives'),
+  'objectives.update': update('v3', 'PUT', '/objectives/{id}'),
+  'objectives.delete': remove('v3', '/objectives/{id}'),
+
+  'labels.list': read('v3', '/labels'),
+  'customFields.list': read('v3', '/custom-fields'),
+
+  'epicWorkflow.get': read('v4', '/epic-workflow'),
+  'epicWorkflow.states': read('v4', '/epic-workflow/states'),
+
+  'epics.list': read('v4', '/epics'),
+  'epics.get': read('v4', '/epics/{id}'),
+  'epics.search': read('v4', '/epics/search'),
+  'epics.create': create('v4', '/epics'),
+  'epics.update': update('v4', 'PATCH', '/epics/{id}'),
+  'epics.delete': remove('v4', '/epics/{id}'),
+  'epics.bulkCreate': create('v4', '/epics/bulk'),
+  'epics.bulkUpdate': update('v4', 'PATCH', '/epics/bulk'),
+  'epics.bulkDelete': remove('v4', '/epics/bulk'),
+  /** v3 GET /epics: one unpaginated list; with external_id it finds a create whose answer was lost. */
+  'epics.v3List': read('v3', '/epics'),
+  'epicStories.list': read('v3', '/epics/{epicId}/stories'),
+
+  'epicComments.list': read('v3', '/epics/{epicId}/comments'),
+  'epicComments.get': read('v3', '/epics/{epicId}/comments/{commentId}'),
+  'epicComments.create': create('v3', '/epics/{epicId}/comments'),
+  'epicComments.reply': create('v3', '/epics/{epicId}/comments/{commentId}'),
+  'epicComments.update': update('v3', 'PUT', '/epics/{epicId}/comments/{commentId}'),
+  'epicComments.delete': remove('v3', '/epics/{epicId}/comments/{commentId}'),
+
+  'epicHealth.get': read('v3', '/epics/{epicId}/health'),
+  'epicHealth.create': create('v3', '/epics/{epicId}/health'),
+  'epicHealth.history': read('v3', '/epics/{epicId}/health-history'),
+
+  'documents.list': read('v4', '/documents'),
+  'documents.get': read('v4', '/documents/{id}'),
+  'documents.search': read('v4', '/documents/search'),
+  'documents.create': create('v4', '/documents'),
+  'documents.bulkCreate': create('v4', '/documents/bulk'),
+  // The spec has no v4 update or delete of docs; v3 has both.
+  'documents.update': update('v3', 'PUT', '/documents/{id}'),
+  'documents.delete': remove('v3', '/documents/{id}'),
+
+  'documentEpics.list': read('v3', '/documents/{docId}/epics'),
+  'documentEpics.link': update('v3', 'PUT', '/documents/{docId}/epics/{epicId}'),
+  'documentEpics.unlink': remove('v3', '/documents/{docId}/epics/{epicId}'),
+  'epicDocuments.list': read('v3', '/epics/{epicId}/documents'),
+
+  'files.list': read('v3', '/files'),
+  'files.get': read('v3', '/files/{id}'),
+  'files.upload': create('v3', '/files', { multipart: true }),
+  'files.update': update('v3', 'PUT', '/files/{id}'),
+  'files.delete': remove('v3', '/files/{id}'),
+
+  'linkedFiles.list': read('v3', '/linked-files'),
+  'linkedFiles.get': read('v3', '/linked-files/{id}'),
+  'linkedFiles.create': create('v3', '/linked-files'),
+  'linkedFiles.update': update('v3', 'PUT', '/linked-files/{id}'),
+  'linkedFiles.delete': remove('v3', '/linked-files/{id}'),
+} as const satisfies Record<string, Operation>
+
+export type OperationName = keyof typeof OPERATIONS
+
+/** The `{name}` parameters of a path template, as a union of their names. */
+export type PathParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParamNames<Rest> : never
+
+/** The path parameters an operation needs (a union of shapes when N is a union). */
+export type OperationParams<N extends OperationName> = N extends OperationName
+  ? { [K in PathParamNames<(typeof OPERATIONS)[N]['path']>]: string | number }
+  : never
+
+export function isOperationName(name: unknown): name is OperationName {
+  return typeof name === 'string' && Object.hasOwn(OPERATIONS, name)
+}
+
+/** Fills a path template; every value is URL-encoded, and a missing one is a programming error. */
+export function fillPath(template: string, params: Record<string, string | number> = {}): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name]
+    if (value === undefined || value === null || value === '') throw new TypeError(`Path parameter "${name}" is missing for ${template}`)
+    return encodeURIComponent(String(value))
+  })
+}
+
+/**
+ * Who goes first when requests wait for the rate limit: what the user just did,
+ * then what the user is looking at, then background sync.
+ */
+export const LANES = ['user-write', 'user-read', 'sync'] as const
+export type Lane = (typeof LANES)[number]
+
+export type OperationFailureKind = 'network' | 'timeout' | 'http' | 'auth' | 'readonly' | 'outcome-unknown' | 'insecure' | 'bad-url'
+
+/**
+ * How a failed operation is reported to the renderer (plain data, so it crosses IPC).
+ * - network: the service could not be reached (nothing was applied).
+ * - timeout: no answer in time for a read (retries exhausted).
+ * - http: the service answered with an error (`status`, `tag`, `message`, `errors` per field).
+ * - auth: 401, the token is missing, invalid or disabled.
+ * - readonly: 403 read-only-token, a write with an svc_ro_ token.
+ * - outcome-unknown: a non-idempotent write may or may not have been applied
+ *   (the answer was lost); look for it (external_id) before sending it again.
+ * - insecure: plain HTTP to a remote host, a bad certificate, or a URL of another origin.
+ * - bad-url: the base URL cannot be used at all.
+ */
+export interface OperationFailure {
+  kind: OperationFailureKind
+  message: string
+  status?: number
+  tag?: string
+  /** Per-field reasons from the service's error body. */
+  errors?: Record<string, string>
+  /** Seconds the service asked us to wait (429). */
+  retryAfter?: number
+}

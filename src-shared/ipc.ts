@@ -1,0 +1,276 @@
+// The one IPC contract between the renderer and the main side, imported by
+// main, preload, renderer and the browser host. Two type maps: request
+// channels (the renderer asks, main answers with a promise) and event
+// channels (main tells the renderer). Every channel carries the `outpost:`
+// prefix, so the preload and the main side can refuse anything else.
+//
+// Answers travel as an `IpcResult` envelope rather than as thrown errors:
+// Electron's `ipcMain.handle` and `contextBridge` keep only an error's
+// message, and the renderer needs the kind (offline? read-only token? outcome
+// unknown?) to decide what to do with a queued write.
+
+import type { AccountErrorKind } from '../src-main/accounts/account-error.ts'
+import type { SecretStoreDescription, SecretStoreErrorKind } from '../src-main/secrets/secret-store.ts'
+import type { Lane, OperationFailure, OperationName } from './api/operations.ts'
+
+export const CHANNEL_PREFIX = 'outpost:'
+
+// ---------------------------------------------------------------------------
+// Shapes carried by the channels
+
+/** A workspace the user added (never its token: that stays in the keychain). */
+export interface AccountInfo {
+  id: string
+  baseUrl: string
+  workspaceSlug: string
+  workspaceName: string
+  memberId: string
+  memberName: string
+  /** `v4` for `svc_` tokens (checked with whoami), `v3` for the older ones. */
+  tokenKind: 'v4' | 'v3'
+  addedAt: string
+}
+
+export interface AddAccountRequest {
+  baseUrl: string
+  token: string
+}
+
+/** Which store keeps the tokens, and what the user should know about it. */
+export type SecretStoreInfo = SecretStoreDescription
+
+/** Background sync yields to what the user is waiting for. */
+export type ApiLane = Lane
+
+/**
+ * One named operation of the API contract (`epics.update`, `documents.list`,
+ * ...). The renderer never builds a URL: the gateway picks v3 or v4, adds the
+ * host and the token.
+ */
+export type ApiQueryValue = string | number | boolean | null | undefined
+
+export interface ApiCallRequest {
+  operation: OperationName
+  /** Path parameters, by name (`{ id: 12 }`). */
+  params?: Record<string, string | number>
+  /** Query parameters; a list repeats the parameter. */
+  query?: Record<string, ApiQueryValue | ApiQueryValue[]>
+  body?: unknown
+  lane?: ApiLane
+}
+
+export interface UploadRequest {
+  /** Chosen by the renderer, so progress events can be matched before the answer. */
+  uploadId: string
+  /** Paths on disk, from `getPathForFile` (at most four per upload). */
+  paths: string[]
+  storyId?: number
+}
+
+export interface UploadProgress {
+  uploadId: string
+  bytesSent: number
+  bytesTotal: number
+}
+
+export interface DownloadRequest {
+  downloadId: string
+  /** The file's id (v3 files); its content is saved in the app's file cache. */
+  fileId: number
+}
+
+export interface DownloadProgress {
+  downloadId: string
+  bytesReceived: number
+  /** Absent when the server did not say. */
+  bytesTotal?: number
+}
+
+export interface DownloadResponse {
+  /** Where the content was saved, in the app's file cache. */
+  path: string
+  bytes: number
+}
+
+export type ConnectivityReason = 'start' | 'os' | 'request' | 'probe'
+
+export interface ConnectivityState {
+  online: boolean
+  /** What told us last. */
+  reason: ConnectivityReason
+  /** Epoch ms of the last change. */
+  since: number
+}
+
+export type ScheduleReason = 'start' | 'reconnect' | 'resume' | 'focus' | 'timer' | 'menu' | 'account'
+
+export interface ScheduleTrigger {
+  reason: ScheduleReason
+}
+
+export interface ThemeInfo {
+  dark: boolean
+}
+
+export interface AppInfo {
+  name: string
+  version: string
+  platform: string
+  /** `electron` in the desktop app, `browser` in the browser host. */
+  shell: 'electron' | 'browser'
+}
+
+/** Shortcuts and menu items that the renderer carries out. */
+export type AppCommand =
+  | 'open-palette'
+  | 'find'
+  | 'new-epic'
+  | 'new-doc'
+  | 'go-epics'
+  | 'go-docs'
+  | 'go-files'
+  | 'go-outbox'
+  | 'open-settings'
+
+// ---------------------------------------------------------------------------
+// Errors
+
+/**
+ * What went wrong, as plain data, by where it happened: the gateway's
+ * failures (`network`, `timeout`, `http`, `auth`, `readonly`,
+ * `outcome-unknown`, ...) pass through unchanged; adding or using an account
+ * and the secret store have their own kinds; `ipc` is the bridge itself (a
+ * malformed request, a refused sender, a bug).
+ */
+export type IpcError =
+  | ({ source: 'gateway' } & OperationFailure)
+  | { source: 'account'; kind: AccountErrorKind; message: string; status?: number }
+  | { source: 'secret-store'; kind: SecretStoreErrorKind; message: string }
+  | { source: 'ipc'; kind: 'invalid-request' | 'no-account' | 'refused' | 'internal'; message: string }
+
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError }
+
+// ---------------------------------------------------------------------------
+// The two maps
+
+/** Request channels: the renderer's request and the main side's answer. */
+export interface RequestChannels {
+  'outpost:accounts.list': { request: void; response: AccountInfo[] }
+  'outpost:accounts.current': { request: void; response: AccountInfo | null }
+  'outpost:accounts.add': { request: AddAccountRequest; response: AccountInfo }
+  'outpost:accounts.switch': { request: { id: string }; response: AccountInfo }
+  'outpost:accounts.remove': { request: { id: string }; response: void }
+  'outpost:secret-store.describe': { request: void; response: SecretStoreInfo }
+  /** The service's answer body (undefined for 204). */
+  'outpost:api.call': { request: ApiCallRequest; response: unknown }
+  /** The service's list of uploaded files. */
+  'outpost:files.upload': { request: UploadRequest; response: unknown }
+  'outpost:files.download': { request: DownloadRequest; response: DownloadResponse }
+  'outpost:connectivity.get': { request: void; response: ConnectivityState }
+  'outpost:app.info': { request: void; response: AppInfo }
+}
+
+/** Event channels: what the main side tells the renderer. */
+export interface EventChannels {
+  'outpost:connectivity': ConnectivityState
+  'outpost:sync-now': ScheduleTrigger
+  'outpost:replay-now': ScheduleTrigger
+  'outpost:theme': ThemeInfo
+  'outpost:upload-progress': UploadProgress
+  'outpost:download-progress': DownloadProgress
+  'outpost:accounts-changed': { current: AccountInfo | null }
+  'outpost:command': { command: AppCommand }
+}
+
+/**
+ * One-way messages from the preload itself (not from the page): a path that
+ * `getPathForFile` resolved for a file the user dropped or picked. Only such
+ * paths are ever uploaded, so a page that went wrong cannot send
+ * ~/.ssh/id_rsa to the service by naming it.
+ */
+export interface MessageChannels {
+  'outpost:files.picked': { path: string }
+}
+
+export type RequestChannel = keyof RequestChannels
+export type EventChannel = keyof EventChannels
+export type RequestOf<C extends RequestChannel> = RequestChannels[C]['request']
+export type ResponseOf<C extends RequestChannel> = RequestChannels[C]['response']
+export type EventOf<E extends EventChannel> = EventChannels[E]
+export type MessageChannel = keyof MessageChannels
+
+export const FILES_PICKED: MessageChannel = 'outpost:files.picked'
+
+// Runtime lists, kept exhaustive by the `Record` types: the preload and the
+// host refuse channels that are not here.
+const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
+  'outpost:accounts.list': true,
+  'outpost:accounts.current': true,
+  'outpost:accounts.add': true,
+  'outpost:accounts.switch': true,
+  'outpost:accounts.remove': true,
+  'outpost:secret-store.describe': true,
+  'outpost:api.call': true,
+  'outpost:files.upload': true,
+  'outpost:files.download': true,
+  'outpost:connectivity.get': true,
+  'outpost:app.info': true,
+}
+
+const EVENT_CHANNEL_SET: Record<EventChannel, true> = {
+  'outpost:connectivity': true,
+  'outpost:sync-now': true,
+  'outpost:replay-now': true,
+  'outpost:theme': true,
+  'outpost:upload-progress': true,
+  'outpost:download-progress': true,
+  'outpost:accounts-changed': true,
+  'outpost:command': true,
+}
+
+export const REQUEST_CHANNELS = Object.keys(REQUEST_CHANNEL_SET) as RequestChannel[]
+export const EVENT_CHANNELS = Object.keys(EVENT_CHANNEL_SET) as EventChannel[]
+
+export function isRequestChannel(channel: unknown): channel is RequestChannel {
+  return typeof channel === 'string' && Object.hasOwn(REQUEST_CHANNEL_SET, channel)
+}
+
+export function isEventChannel(channel: unknown): channel is EventChannel {
+  return typeof channel === 'string' && Object.hasOwn(EVENT_CHANNEL_SET, channel)
+}
+
+// ---------------------------------------------------------------------------
+// The bridge: what the preload exposes as `window.outpost`, and what the
+// browser host's stand-in implements.
+
+export interface OutpostBridge {
+  invoke<C extends RequestChannel>(channel: C, request: RequestOf<C>): Promise<IpcResult<ResponseOf<C>>>
+  /** Returns the function that removes the listener. */
+  on<E extends EventChannel>(event: E, listener: (payload: EventOf<E>) => void): () => void
+  /** The path on disk of a dropped or picked file; '' when it has none. */
+  getPathForFile(file: File): string
+}
+
+export const BRIDGE_GLOBAL = 'outpost'
+
+// ---------------------------------------------------------------------------
+// The same contract over a WebSocket, for the browser host (e2e/host) and the
+// renderer's bridge when there is no preload (src-renderer/src/lib/bridge.ts).
+
+export const HOST_BRIDGE_PATH = '/bridge'
+/** The WebSocket subprotocol the host answers with. */
+export const HOST_BRIDGE_PROTOCOL = 'outpost-bridge'
+/** The launch secret travels as a second offered subprotocol: `outpost-secret.<hex>`. */
+export const HOST_SECRET_PROTOCOL_PREFIX = 'outpost-secret.'
+/** The page gets the secret in its URL fragment (never sent to a server): `#outpost-secret=<hex>`. */
+export const HOST_SECRET_FRAGMENT = 'outpost-secret'
+
+export type HostClientMessage =
+  | { type: 'invoke'; id: number; channel: string; request: unknown }
+  /** A file the user gave the page, written where an upload can read it (base64 content). */
+  | { type: 'stage'; id: number; name: string; data: string }
+
+export type HostMessage =
+  | { type: 'result'; id: number; result: IpcResult<unknown> }
+  | { type: 'staged'; id: number; path?: string; error?: string }
+  | { type: 'event'; event: EventChannel; payload: unknown }
