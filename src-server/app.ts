@@ -259,4 +259,9 @@ function installJsonParser(app: ApiApp): void {
       done(new ApiError(400, 'bad-request', 'The request body is not valid JSON.'), undefined)
     }
   })
+  // axios (the official client) sends bodiless PUTs as an empty form: that is no body too.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    if (String(body).trim() === '') return done(null, undefined)
+    done(new ApiError(415, 'unsupported-media-type', 'Send the request body as application/json.'), undefined)
+  })
 }

@@ -97,6 +97,31 @@ describe('@shortcut/client v3 (ShortcutClient with baseURL)', () => {
     expect(Buffer.from(await served.body.arrayBuffer()).equals(bytes)).toBe(true)
   })
 
+  // axios sends these bodiless PUTs with `Content-Type: application/x-www-form-urlencoded` and no body.
+  it('relates a doc to an epic and toggles story templates with bodiless PUTs', async () => {
+    const epic = (await v3.createEpic({ name: 'Compat related epic' })).data
+    const doc = (await v3.createDoc({ title: 'Compat related doc', content: '<p>x</p>' })).data
+    expect((await v3.linkDocumentToEpic(doc.id, epic.id)).status).toBe(204)
+    expect((await v3.listDocumentEpics(doc.id)).data.map((e) => e.id)).toEqual([epic.id])
+    expect((await v3.listEpicDocuments(epic.id)).data.map((d) => d.id)).toEqual([doc.id])
+    expect((await v3.unlinkDocumentFromEpic(doc.id, epic.id)).status).toBe(204)
+    expect((await v3.listDocumentEpics(doc.id)).data).toEqual([])
+
+    expect((await v3.disableStoryTemplates()).status).toBe(204)
+    await expect(v3.listEntityTemplates()).rejects.toMatchObject({ response: { status: 403 } })
+    expect((await v3.enableStoryTemplates()).status).toBe(204)
+    expect((await v3.listEntityTemplates()).status).toBe(200)
+  })
+
+  it('deletes a doc with the body the client sends (GetDoc) and an epic without one', async () => {
+    const doc = (await v3.createDoc({ title: 'Compat doomed doc', content: 'x' })).data
+    expect((await v3.deleteDoc(doc.id, { content_format: 'markdown' })).status).toBe(204)
+    await expect(v3.getDoc(doc.id)).rejects.toMatchObject({ response: { status: 404 } })
+    const epic = (await v3.createEpic({ name: 'Compat doomed epic' })).data
+    expect((await v3.deleteEpic(epic.id)).status).toBe(204)
+    await expect(v3.getEpic(epic.id)).rejects.toMatchObject({ response: { status: 404 } })
+  })
+
   it('registers, reads and deletes a webhook integration', async () => {
     const made = await v3.createGenericIntegration({ webhook_url: 'https://example.com/compat', secret: 'compat-secret' })
     expect(made.status).toBe(201)

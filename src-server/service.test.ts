@@ -115,6 +115,11 @@ describe('request bodies', () => {
     expect(proto.status).toBe(400)
   })
 
+  it('takes an empty form body as no body, as axios sends bodiless PUTs', async () => {
+    const res = await v4(service).call('GET', '/categories', { raw: { data: '', contentType: 'application/x-www-form-urlencoded' } })
+    expect(res.status).toBe(200)
+  })
+
   it('answers 415 to a body type it does not take', async () => {
     const res = await v4(service).call('POST', '/categories', { raw: { data: 'name=x', contentType: 'application/x-www-form-urlencoded' } })
     expect(res.status).toBe(415)

@@ -337,8 +337,10 @@ describe('webhook deliveries', () => {
     emitEpicUpdate()
     await receiver.waitFor(1)
     await v3(service).delete(`/integrations/webhook/${id}`)
+    const atDelete = receiver.received.length
     await sleep(400)
-    expect(receiver.received.length).toBeLessThanOrEqual(2)
+    // At most an attempt already on the wire when the delete landed.
+    expect(receiver.received.length).toBeLessThanOrEqual(atDelete + 1)
   })
 
   it('goes on to later events after one is given up, and keeps a failing receiver from holding up others', async () => {
