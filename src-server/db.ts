@@ -43,6 +43,15 @@ const MIGRATIONS: string[] = [
   CREATE TABLE list_snapshots (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, spec TEXT NOT NULL, ids TEXT NOT NULL);
   CREATE TABLE file_blobs (id TEXT PRIMARY KEY, content_type TEXT NOT NULL, size INTEGER NOT NULL, bytes BLOB NOT NULL);
   `,
+  // Lookups by parent, external id or name come back in row order: index the order too,
+  // or SQLite walks every row of the kind.
+  `
+  DROP INDEX entities_by_parent;
+  DROP INDEX entities_by_external;
+  CREATE INDEX entities_by_parent ON entities (kind, parent, seq);
+  CREATE INDEX entities_by_external ON entities (kind, external_id, seq);
+  CREATE INDEX entities_by_name ON entities (kind, name, seq);
+  `,
 ]
 
 export function openDatabase(file: string): Db {
