@@ -79,7 +79,22 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 export function buildApp(options: AppOptions): ApiApp {
   const { ctx, limiter } = options
-  const app = Fastify({ bodyLimit: options.bodyLimit, logger: false, forceCloseConnections: true }).withTypeProvider<TypeBoxTypeProvider>()
+  const app = Fastify({
+    bodyLimit: options.bodyLimit,
+    logger: false,
+    forceCloseConnections: true,
+    // File urls carry the file's name; the router's default of 100 characters would refuse long ones.
+    maxParamLength: 2048,
+    // Fastify's own refusals (malformed percent-encoding, over-long parameters) get the one error body too.
+    frameworkErrors: (error, _req, reply) => sendError(reply, toApiError(error)),
+    // A request Node cannot parse at all (a head over its size limit) gets a plain answer with the body.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return socket.destroy()
+      const tooLarge = (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW'
+      const body = JSON.stringify(tooLarge ? { message: 'The request head is larger than this service accepts.', tag: 'request-header-too-large' } : { message: 'The request is not valid HTTP.', tag: 'bad-request' })
+      socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>()
   const tokens = new Tokens(ctx)
   const pager = new Pager(ctx)
   const deps: Deps = { ctx, tokens, pager, refs: (req) => new Refs(ctx, origin(req)), maxFileBytes: options.maxFileBytes, webhookRetry: options.webhookRetry }

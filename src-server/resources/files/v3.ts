@@ -4,7 +4,7 @@
 import multipart from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { Id } from '../../../src-shared/api/common.ts'
+import { Id, LIMITS } from '../../../src-shared/api/common.ts'
 import { CreateLinkedFileV3, UPLOAD_FILE_FIELDS, UPLOAD_STORY_FIELD, UpdateFileV3, UpdateLinkedFileV3 } from '../../../src-shared/api/v3/files.ts'
 import type { ApiApp, Deps } from '../../app.ts'
 import { ApiError } from '../../errors.ts'
@@ -47,6 +47,10 @@ async function readUpload(req: FastifyRequest, maxFileBytes: number): Promise<{ 
           throw ApiError.badRequest(`Unexpected file field "${field}": send file0 to file3.`, { [field]: 'is not an accepted field' })
         }
         if (found.has(field)) throw ApiError.badRequest(`${field} was sent twice.`, { [field]: 'was sent twice' })
+        if ([...(part.filename ?? '')].length > LIMITS.fileName) {
+          const reason = `name must be at most ${LIMITS.fileName} characters`
+          throw ApiError.unprocessable(`Too long: ${field} ${reason}.`, { [field]: reason })
+        }
         const bytes = await part.toBuffer()
         found.set(field, { filename: part.filename || field, content_type: contentTypeOf(part.mimetype), bytes })
       } else if (field === UPLOAD_STORY_FIELD) {
@@ -69,7 +73,9 @@ async function readUpload(req: FastifyRequest, maxFileBytes: number): Promise<{ 
         name?.fieldname ? { [name.fieldname]: `must be at most ${maxFileBytes} bytes` } : undefined,
       )
     }
-    throw e
+    if (e instanceof ApiError) throw e
+    // busboy's own complaints (truncated body, no boundary...) are the client's fault.
+    throw ApiError.badRequest(`The upload is not well-formed multipart/form-data: ${(e as Error).message}.`, { file0: 'malformed multipart body' })
   }
   if (!found.has('file0')) throw ApiError.badRequest('file0 is required: send at least one file.', { file0: 'is required' })
   const uploads = UPLOAD_FILE_FIELDS.map((f) => found.get(f)).filter((u): u is Upload => u !== undefined)

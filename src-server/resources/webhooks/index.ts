@@ -39,7 +39,8 @@ function checkUrl(url: string | undefined): void {
 
 /** The update body's nullable secret carries no maxLength (see UpdateWebhookIntegrationV3): checked here. */
 function checkSecret(secret: string | null | undefined): void {
-  if (typeof secret === 'string' && secret.length > WEBHOOK_SECRET_MAX) {
+  // Characters, not UTF-16 units: the same count as the schema check of create.
+  if (typeof secret === 'string' && [...secret].length > WEBHOOK_SECRET_MAX) {
     const reason = `must be at most ${WEBHOOK_SECRET_MAX} characters`
     throw ApiError.unprocessable(`Too long: secret ${reason}.`, { secret: reason })
   }
