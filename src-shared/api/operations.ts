@@ -46,6 +46,8 @@ export const OPERATIONS = {
   'groups.get': read('v3', '/groups/{id}'),
 
   'categories.list': read('v4', '/categories'),
+  /** v3 GET /categories: every category (archived too) in one request, where v4 pages them. */
+  'categories.v3List': read('v3', '/categories'),
   'categories.get': read('v4', '/categories/{id}'),
   'categories.create': create('v4', '/categories'),
   'categories.update': update('v4', 'PATCH', '/categories/{id}'),
@@ -74,6 +76,11 @@ export const OPERATIONS = {
   'epics.bulkDelete': remove('v4', '/epics/bulk'),
   /** v3 GET /epics: one unpaginated list; with external_id it finds a create whose answer was lost. */
   'epics.v3List': read('v3', '/epics'),
+  /** v3 create and update take `labels` (by name), which the v4 epic bodies lack. */
+  'epics.v3Create': create('v3', '/epics'),
+  'epics.v3Update': update('v3', 'PUT', '/epics/{id}'),
+  /** v3 GET /epics/{id}: the epic with its threaded comments (authors, replies) and current health. */
+  'epics.v3Get': read('v3', '/epics/{id}'),
   'epicStories.list': read('v3', '/epics/{epicId}/stories'),
 
   'epicComments.list': read('v3', '/epics/{epicId}/comments'),
@@ -88,6 +95,8 @@ export const OPERATIONS = {
   'epicHealth.history': read('v3', '/epics/{epicId}/health-history'),
 
   'documents.list': read('v4', '/documents'),
+  /** v3 GET /documents: every doc (archived too) as {id, title, app_url}, in one request: the doc id sweep. */
+  'documents.v3List': read('v3', '/documents'),
   'documents.get': read('v4', '/documents/{id}'),
   'documents.search': read('v4', '/documents/search'),
   'documents.create': create('v4', '/documents'),

@@ -1,0 +1,285 @@
+// Every write the UI offers. Each is ONE Dexie transaction that applies the
+// change to the overlay and appends (or coalesces) an outbox record, so the UI
+// shows it at once and it survives a kill, a crash or a reboot; replay (see
+// outbox/replay.ts) takes it to the service later. Creates answer the new
+// entity's local id (`local:<uuid>`), which every read and action accepts
+// before and after the service has confirmed it.
+//
+// A read-only token refuses every write here, at once, instead of queueing
+// writes that could only fail.
+import type { OutpostDb } from './db.ts'
+import { mergedOne } from './overlay.ts'
+import { newLocalId, resolveId } from './outbox/ids.ts'
+import { isLocalId, linkId, sameValue, tableKey, tableOf, UPDATABLE, type WritableKind } from './outbox/kinds.ts'
+import { enqueue, type Enqueued, type NewRecord } from './outbox/queue.ts'
+import { discardRecord, resolveConflict, retryRecord, type ConflictChoice } from './outbox/records.ts'
+import type { FileOnDisk, Transport } from './transport.ts'
+import type {
+  CachedComment,
+  CachedDocEpic,
+  CachedHealth,
+  CachedLinkedFile,
+  CachedObjective,
+  EntityId,
+  EntityKind,
+} from './types.ts'
+
+export const READ_ONLY_MESSAGE =
+  'This account signs in with a read-only API token (svc_ro_…), so changes cannot be made and nothing was queued. ' +
+  'Add a read-write token (svc_rw_…) for this workspace to edit.'
+
+/** A write refused before it was queued: read-only token, unknown entity, or a field the API does not take. */
+export class WriteRefused extends Error {
+  override readonly name = 'WriteRefused'
+  constructor(
+    readonly reason: 'read-only' | 'not-found' | 'invalid',
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export interface ActionsOptions {
+  db: OutpostDb
+  /** Only `stage` (copy a dropped file somewhere durable) and `discard` are used here. */
+  transport: Pick<Transport, 'stage' | 'discard'>
+  /** False for a read-only token: every write is refused at once. */
+  canWrite?: boolean | (() => boolean)
+  clock?: () => number
+  uuid?: () => string
+}
+
+export interface EpicFields {
+  name?: string
+  description?: string
+  epic_state_id?: number | null
+  deadline?: string | null
+  planned_start_date?: string | null
+  owner_ids?: string[]
+  follower_ids?: string[]
+  /** Teams. */
+  group_ids?: string[]
+  objective_ids?: EntityId[]
+  label_ids?: number[]
+  requested_by_id?: string | null
+}
+
+export interface DocFields {
+  title?: string
+  content_markdown?: string
+}
+
+export interface FileFields {
+  name?: string
+  description?: string | null
+}
+
+export type LinkedFileFields = Partial<Pick<CachedLinkedFile, 'name' | 'type' | 'url' | 'description' | 'content_type' | 'size' | 'thumbnail_url'>>
+
+export interface CategoryFields {
+  name?: string
+  color?: string | null
+  archived?: boolean
+}
+
+export interface ObjectiveFields {
+  name?: string
+  description?: string
+  state?: CachedObjective['state']
+  archived?: boolean
+  category_ids?: EntityId[]
+}
+
+export type Actions = ReturnType<typeof outboxActions>
+
+export function outboxActions(options: ActionsOptions) {
+  const { db, transport } = options
+  const clock = options.clock ?? Date.now
+  const uuid = options.uuid ?? (() => crypto.randomUUID())
+
+  const guard = () => {
+    const canWrite = typeof options.canWrite === 'function' ? options.canWrite() : (options.canWrite ?? true)
+    if (!canWrite) throw new WriteRefused('read-only', READ_ONLY_MESSAGE)
+  }
+
+  /** Runs one action's transaction; staged bytes of records it made pointless go afterwards. */
+  const write = async <T>(run: () => Promise<{ result: T; enqueued?: Enqueued }>): Promise<T> => {
+    guard()
+    // Dexie keeps the transaction open across awaits only inside an async scope function.
+    const { result, enqueued } = await db.transaction('rw', db.tables, async () => run())
+    for (const r of enqueued?.removed ?? []) if (r.staged) await transport.discard(r.staged.path).catch(() => undefined)
+    return result
+  }
+
+  const id = async (kind: EntityKind, value: EntityId) => String(await resolveId(db, kind, value))
+  const ids = async (kind: EntityKind, values: EntityId[] | undefined) =>
+    values === undefined ? undefined : Promise.all(values.map((v) => resolveId(db, kind, v)))
+
+  const requireOne = async <T>(kind: EntityKind, entityId: string, what: string): Promise<T> => {
+    const row = await mergedOne<T>(db, kind, entityId)
+    if (!row) throw new WriteRefused('not-found', `${what} ${entityId} is not in the cache (deleted, or not synced yet).`)
+    return row
+  }
+
+  const create = async (kind: WritableKind, payload: Record<string, unknown>, more: Partial<NewRecord> = {}) => {
+    const uid = uuid()
+    const localId = newLocalId(() => uid)
+    const enqueued = await enqueue(db, { kind, entityId: localId, op: 'create', payload: defined(payload), externalId: `outpost-${uid}`, ...more }, clock())
+    return { result: localId, enqueued }
+  }
+
+  /** Queues the fields that differ from what the user sees now; their current values are the record's base. */
+  const update = async (kind: WritableKind, rawId: EntityId, fields: Record<string, unknown>, what: string, params?: NewRecord['params']) => {
+    const entityId = await id(kind, rawId)
+    const current = await requireOne<Record<string, unknown>>(kind, entityId, what)
+    const payload: Record<string, unknown> = {}
+    const base: Record<string, unknown> = {}
+    for (const [field, value] of Object.entries(fields)) {
+      if (value === undefined) continue
+      if (!UPDATABLE[kind].includes(field)) throw new WriteRefused('invalid', `${what}s have no field "${field}" that can be changed.`)
+      if (sameValue(current[field], value)) continue
+      payload[field] = value
+      base[field] = current[field] ?? null
+    }
+    if (Object.keys(payload).length === 0) return { result: undefined }
+    const server = isLocalId(entityId) ? undefined : await tableOf(db, kind).get(tableKey(kind, entityId) as never)
+    const baseUpdatedAt = (server as { updated_at?: string } | undefined)?.updated_at
+    const enqueued = await enqueue(db, { kind, entityId, op: 'update', payload, base, params, baseUpdatedAt }, clock())
+    return { result: undefined, enqueued }
+  }
+
+  const remove = async (kind: WritableKind, rawId: EntityId, what: string, params?: NewRecord['params']) => {
+    const entityId = await id(kind, rawId)
+    await requireOne(kind, entityId, what)
+    const enqueued = await enqueue(db, { kind, entityId, op: 'delete', payload: {}, params }, clock())
+    return { result: undefined, enqueued }
+  }
+
+  const epicFields = async (fields: EpicFields) => ({ ...fields, objective_ids: await ids('objective', fields.objective_ids) })
+  const objectiveFields = async (fields: ObjectiveFields) => ({ ...fields, category_ids: await ids('category', fields.category_ids) })
+
+  const comment = async (commentId: EntityId) => {
+    const entityId = await id('comment', commentId)
+    const row = await requireOne<CachedComment>('comment', entityId, 'Comment')
+    return { entityId, row }
+  }
+
+  return {
+    // ---- epics ----
+    createEpic: (fields: EpicFields & { name: string }) => write(async () => create('epic', await epicFields(fields))),
+    updateEpic: (epicId: EntityId, fields: EpicFields) =>
+      write(async () => update('epic', epicId, await epicFields(fields), 'Epic')),
+    archiveEpic: (epicId: EntityId) => write(() => update('epic', epicId, { archived: true }, 'Epic')),
+    unarchiveEpic: (epicId: EntityId) => write(() => update('epic', epicId, { archived: false }, 'Epic')),
+    deleteEpic: (epicId: EntityId) => write(() => remove('epic', epicId, 'Epic')),
+
+    // ---- epic comments ----
+    createComment: (epicId: EntityId, text: string) =>
+      write(async () => {
+        const epic = await id('epic', epicId)
+        await requireOne('epic', epic, 'Epic')
+        return create('comment', { text }, { params: { epic_id: typedEpic(epic), parent_id: null } })
+      }),
+    replyToComment: (parentId: EntityId, text: string) =>
+      write(async () => {
+        const { entityId, row } = await comment(parentId)
+        return create('comment', { text }, { params: { epic_id: row.epic_id, parent_id: typedComment(entityId) } })
+      }),
+    editComment: (commentId: EntityId, text: string) =>
+      write(async () => {
+        const { entityId, row } = await comment(commentId)
+        return update('comment', entityId, { text }, 'Comment', { epic_id: row.epic_id })
+      }),
+    deleteComment: (commentId: EntityId) =>
+      write(async () => {
+        const { entityId, row } = await comment(commentId)
+        return remove('comment', entityId, 'Comment', { epic_id: row.epic_id })
+      }),
+
+    // ---- epic health ----
+    setEpicHealth: (epicId: EntityId, health: { status: CachedHealth['status']; text?: string }) =>
+      write(async () => {
+        const epic = await id('epic', epicId)
+        await requireOne('epic', epic, 'Epic')
+        return create('health', { status: health.status, text: health.text ?? '' }, { params: { epic_id: typedEpic(epic) } })
+      }),
+
+    // ---- docs and their epics ----
+    createDoc: (fields: DocFields & { title: string }) => write(() => create('doc', { content_markdown: '', ...fields })),
+    updateDoc: (docId: EntityId, fields: DocFields) => write(() => update('doc', docId, { ...fields }, 'Doc')),
+    deleteDoc: (docId: EntityId) => write(() => remove('doc', docId, 'Doc')),
+    linkDocToEpic: (docId: EntityId, epicId: EntityId) =>
+      write(async () => {
+        const doc = await id('doc', docId)
+        const epic = await id('epic', epicId)
+        await requireOne('doc', doc, 'Doc')
+        await requireOne('epic', epic, 'Epic')
+        const entityId = linkId(doc, epic)
+        if (await mergedOne<CachedDocEpic>(db, 'docEpic', entityId)) return { result: undefined }
+        const params = { doc_id: doc, epic_id: typedEpic(epic) }
+        const enqueued = await enqueue(db, { kind: 'docEpic', entityId, op: 'create', payload: {}, params }, clock())
+        return { result: undefined, enqueued }
+      }),
+    unlinkDocFromEpic: (docId: EntityId, epicId: EntityId) =>
+      write(async () => {
+        const doc = await id('doc', docId)
+        const epic = await id('epic', epicId)
+        const entityId = linkId(doc, epic)
+        if (!(await mergedOne<CachedDocEpic>(db, 'docEpic', entityId))) return { result: undefined }
+        const params = { doc_id: doc, epic_id: typedEpic(epic) }
+        const enqueued = await enqueue(db, { kind: 'docEpic', entityId, op: 'delete', payload: {}, params }, clock())
+        return { result: undefined, enqueued }
+      }),
+
+    // ---- files ----
+    /** Copies the file into durable staging first (it may move or vanish before the upload goes), then queues it. */
+    uploadFile: async (file: FileOnDisk, fields: { description?: string } = {}) => {
+      guard()
+      const staged = await transport.stage(file)
+      try {
+        return await write(() =>
+          create('file', { name: file.name, size: staged.size, ...defined(fields) }, { staged: { path: staged.path, name: file.name, size: staged.size } }),
+        )
+      } catch (error) {
+        await transport.discard(staged.path).catch(() => undefined)
+        throw error
+      }
+    },
+    updateFile: (fileId: EntityId, fields: FileFields) => write(() => update('file', fileId, { ...fields }, 'File')),
+    deleteFile: (fileId: EntityId) => write(() => remove('file', fileId, 'File')),
+
+    // ---- linked files ----
+    createLinkedFile: (fields: LinkedFileFields & Pick<CachedLinkedFile, 'name' | 'type' | 'url'>) => write(() => create('linkedFile', { ...fields })),
+    updateLinkedFile: (linkedFileId: EntityId, fields: LinkedFileFields) => write(() => update('linkedFile', linkedFileId, { ...fields }, 'Linked file')),
+    deleteLinkedFile: (linkedFileId: EntityId) => write(() => remove('linkedFile', linkedFileId, 'Linked file')),
+
+    // ---- categories ----
+    createCategory: (fields: CategoryFields & { name: string }) => write(() => create('category', { ...fields })),
+    updateCategory: (categoryId: EntityId, fields: CategoryFields) => write(() => update('category', categoryId, { ...fields }, 'Category')),
+    deleteCategory: (categoryId: EntityId) => write(() => remove('category', categoryId, 'Category')),
+
+    // ---- objectives ----
+    createObjective: (fields: ObjectiveFields & { name: string }) => write(async () => create('objective', await objectiveFields(fields))),
+    updateObjective: (objectiveId: EntityId, fields: ObjectiveFields) =>
+      write(async () => update('objective', objectiveId, await objectiveFields(fields), 'Objective')),
+    deleteObjective: (objectiveId: EntityId) => write(() => remove('objective', objectiveId, 'Objective')),
+
+    // ---- the outbox itself: fix and retry, discard, resolve ----
+    retry: (seq: number, editedPayload?: Record<string, unknown>) => {
+      guard()
+      return retryRecord(db, seq, editedPayload, clock)
+    },
+    discard: (seq: number) => discardRecord(db, seq, { transport, clock }),
+    resolveConflict: (seq: number, choices: Record<string, ConflictChoice> | 'mine' | 'theirs') => {
+      guard()
+      return resolveConflict(db, seq, choices, { clock, uuid })
+    },
+  }
+}
+
+const typedEpic = (id: string): EntityId => (isLocalId(id) ? id : Number(id))
+const typedComment = typedEpic
+
+function defined(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
+}

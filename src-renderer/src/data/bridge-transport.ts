@@ -1,0 +1,129 @@
+// The data layer's Transport in the app: named operations over the bridge to
+// the main side's gateway (Electron IPC, or the browser host's WebSocket).
+// Failures come back as TransportError carrying the gateway's typed failure,
+// so the outbox reasons the same way here as over a Gateway in Node tests.
+import type { OperationFailure, OperationName } from '../../../src-shared/api/operations.ts'
+import type { IpcError } from '../../../src-shared/ipc.ts'
+import { BridgeError, type Bridge } from '../lib/bridge.ts'
+import { TransportError, type ApiRequest, type FileOnDisk, type Transport } from './transport.ts'
+
+/** A bridge failure as the data layer's failure kinds. */
+export function failureOfIpc(error: IpcError): OperationFailure {
+  switch (error.source) {
+    case 'gateway': {
+      const { source: _source, ...failure } = error
+      return failure
+    }
+    case 'account':
+      // No usable token (missing from the keychain, rejected): like a 401, replay waits for a new one.
+      if (error.kind === 'bad-token' || error.kind === 'token-missing' || error.kind === 'missing-token') return { kind: 'auth', message: error.message, status: error.status ?? 401 }
+      if (error.kind === 'unreachable') return { kind: 'network', message: error.message }
+      if (error.kind === 'insecure-url') return { kind: 'insecure', message: error.message }
+      if (error.kind === 'bad-url') return { kind: 'bad-url', message: error.message }
+      return { kind: 'http', message: error.message, status: error.status ?? 400 }
+    case 'secret-store':
+      return { kind: 'auth', message: error.message }
+    case 'ipc':
+      // The host went away (browser) or the bridge broke: nothing was sent, or we cannot tell; retry later.
+      if (error.kind === 'internal') return { kind: 'network', message: error.message }
+      if (error.kind === 'no-account') return { kind: 'auth', message: error.message }
+      // A request the main side refused will be refused again: a 4xx-like failure the user can see.
+      return { kind: 'http', message: error.message, status: 400 }
+  }
+}
+
+function rethrow(error: unknown): never {
+  if (error instanceof BridgeError) throw new TransportError(failureOfIpc(error.error))
+  if (error instanceof TransportError) throw error
+  throw new TransportError({ kind: 'network', message: error instanceof Error ? error.message : String(error) })
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  svg: 'image/svg+xml',
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  csv: 'text/csv',
+  json: 'application/json',
+  zip: 'application/zip',
+  mp4: 'video/mp4',
+  mp3: 'audio/mpeg',
+  html: 'text/html',
+}
+
+/** The download channel answers with a path; the type follows from the name (the file's row has the service's). */
+export function contentTypeOfPath(path: string): string {
+  const ext = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase()
+  return (ext && CONTENT_TYPES[ext]) || 'application/octet-stream'
+}
+
+/** Sizes of the files the page turned into paths (fileOnDisk), for `stage` to answer with. */
+const knownSizes = new Map<string, number>()
+
+/**
+ * A file the user dropped or picked, as the data layer takes it: its path on
+ * disk (the desktop app's own path; the browser host's staged copy) and its
+ * name. Use it before `actions.uploadFile`.
+ */
+export async function fileOnDisk(bridge: Pick<Bridge, 'pathForFile'>, file: File): Promise<FileOnDisk> {
+  const path = await bridge.pathForFile(file)
+  if (!path) throw new TransportError({ kind: 'http', status: 400, message: `${file.name} has no path on disk (a file from another app or a web page?): save it to a folder first, then drop it here.` })
+  knownSizes.set(path, file.size)
+  if (knownSizes.size > 1_000) knownSizes.delete(knownSizes.keys().next().value as string)
+  return { path, name: file.name }
+}
+
+const newId = (): string => (typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`)
+
+export function bridgeTransport(bridge: Bridge): Transport {
+  return {
+    async call<T>(operation: OperationName, request: ApiRequest = {}): Promise<T> {
+      try {
+        return (await bridge.call('outpost:api.call', { operation, ...request })) as T
+      } catch (error) {
+        rethrow(error)
+      }
+    },
+
+    async upload<T>(files: FileOnDisk[], options: { storyId?: number; onProgress?: (sent: number, total: number) => void } = {}): Promise<T> {
+      const uploadId = newId()
+      const stop = options.onProgress
+        ? bridge.on('outpost:upload-progress', (p) => {
+            if (p.uploadId === uploadId) options.onProgress?.(p.bytesSent, p.bytesTotal)
+          })
+        : undefined
+      try {
+        return (await bridge.call('outpost:files.upload', { uploadId, paths: files.map((f) => f.path), storyId: options.storyId })) as T
+      } catch (error) {
+        rethrow(error)
+      } finally {
+        stop?.()
+      }
+    },
+
+    // The path already is the durable copy where one exists: the browser host stages every
+    // file the page hands it in its data folder; the desktop app uploads from the dropped
+    // file's own path (the main side accepts only paths the user dropped or picked).
+    async stage(file: FileOnDisk) {
+      return { path: file.path, size: knownSizes.get(file.path) ?? 0 }
+    },
+
+    async download(fileId: number) {
+      try {
+        const answer = await bridge.call('outpost:files.download', { downloadId: newId(), fileId })
+        return { path: answer.path, size: answer.bytes, contentType: contentTypeOfPath(answer.path) }
+      } catch (error) {
+        rethrow(error)
+      }
+    },
+
+    // The main side owns its cache and staging folders; nothing to remove from here.
+    async discard() {},
+  }
+}

@@ -1,0 +1,86 @@
+// The offline cache: one IndexedDB database per workspace (Dexie 4).
+// Server state lives in the entity tables exactly as last confirmed by the
+// service; local, not-yet-confirmed changes live in `overlay`, and the UI reads
+// the merge (see overlay.ts). The outbox holds the queued writes that replay
+// turns into requests; checkpoints and meta hold sync progress.
+import Dexie, { type EntityTable, type Table } from 'dexie'
+import type {
+  CachedCategory,
+  CachedComment,
+  CachedCustomField,
+  CachedDoc,
+  CachedDocEpic,
+  CachedEpic,
+  CachedEpicState,
+  CachedFile,
+  CachedFileContent,
+  CachedGroup,
+  CachedHealth,
+  CachedLabel,
+  CachedLinkedFile,
+  CachedMember,
+  CachedObjective,
+  Checkpoint,
+  EntityKind,
+  MetaRow,
+  OutboxRecord,
+  OverlayRow,
+} from './types.ts'
+
+export class OutpostDb extends Dexie {
+  epics!: EntityTable<CachedEpic, 'id'>
+  epicComments!: EntityTable<CachedComment, 'id'>
+  epicHealth!: EntityTable<CachedHealth, 'id'>
+  docs!: EntityTable<CachedDoc, 'id'>
+  docEpics!: Table<CachedDocEpic, [string, number]>
+  files!: EntityTable<CachedFile, 'id'>
+  fileContents!: EntityTable<CachedFileContent, 'id'>
+  linkedFiles!: EntityTable<CachedLinkedFile, 'id'>
+  categories!: EntityTable<CachedCategory, 'id'>
+  objectives!: EntityTable<CachedObjective, 'id'>
+  groups!: EntityTable<CachedGroup, 'id'>
+  members!: EntityTable<CachedMember, 'id'>
+  epicStates!: EntityTable<CachedEpicState, 'id'>
+  customFields!: EntityTable<CachedCustomField, 'id'>
+  labels!: EntityTable<CachedLabel, 'id'>
+  overlay!: Table<OverlayRow, [EntityKind, string]>
+  outbox!: EntityTable<OutboxRecord, 'seq'>
+  checkpoints!: EntityTable<Checkpoint, 'kind'>
+  meta!: EntityTable<MetaRow, 'key'>
+
+  constructor(name: string, options?: ConstructorParameters<typeof Dexie>[1]) {
+    super(name, options)
+    // Version 1. Later versions add `.version(2).stores({...}).upgrade(tx => ...)`
+    // below this one; a shipped version is never edited.
+    this.version(1).stores({
+      epics: 'id, updated_at, archived, epic_state_id, external_id, *owner_ids, *group_ids, *objective_ids, *label_ids',
+      epicComments: 'id, epic_id, parent_id, updated_at',
+      epicHealth: 'id, epic_id, created_at',
+      docs: 'id, updated_at, archived',
+      docEpics: '[doc_id+epic_id], doc_id, epic_id',
+      files: 'id, updated_at',
+      fileContents: 'id, lastUsedAt',
+      linkedFiles: 'id, updated_at',
+      categories: 'id, name',
+      objectives: 'id, updated_at',
+      groups: 'id, name',
+      members: 'id',
+      epicStates: 'id, position',
+      customFields: 'id',
+      labels: 'id, name',
+      overlay: '[kind+id], kind',
+      outbox: '++seq, state, [kind+entityId], createdAt',
+      checkpoints: 'kind',
+      meta: 'key',
+    })
+  }
+}
+
+/** One database per workspace: base URL and workspace slug name it. */
+export function databaseName(baseUrl: string, workspaceSlug: string): string {
+  return `outpost:${new URL(baseUrl).origin}:${workspaceSlug}`
+}
+
+export function openWorkspaceDb(baseUrl: string, workspaceSlug: string, options?: ConstructorParameters<typeof Dexie>[1]): OutpostDb {
+  return new OutpostDb(databaseName(baseUrl, workspaceSlug), options)
+}

@@ -1,0 +1,216 @@
+// The data layer's engine: main says when, the data layer does it. The main
+// side knows connectivity, wake-ups and the schedule, and sends 'replay-now'
+// and 'sync-now'; the engine replays the outbox (the function the outbox
+// module provides) and runs sync. Its state is a row of `meta`, so the UI
+// reads it with liveQuery like any cached data:
+//
+//   const status = liveQuery(() => syncStatus(db))
+import type { EventChannel, EventOf, ScheduleTrigger } from '../../../src-shared/ipc.ts'
+import type { OutpostDb } from './db.ts'
+import type { Transport } from './transport.ts'
+import { failureOf } from './transport.ts'
+import type { CachedDoc, CachedEpic, CachedFileContent, EntityId } from './types.ts'
+import {
+  createSyncer,
+  isBootstrapped,
+  SyncError,
+  type LockFn,
+  type SyncKind,
+  type SyncOptions,
+  type SyncPhase,
+  type SyncProgress,
+  type SyncReport,
+  type Syncer,
+} from './sync/index.ts'
+
+/** The key of the status row in `meta`. */
+export const SYNC_STATUS_KEY = 'sync.status'
+
+export interface SyncStatus {
+  /**
+   * One row per database, shared by its windows: it tells the state of the run
+   * that holds the sync lock, whichever window it is in.
+   */
+  state: 'idle' | 'syncing' | 'error'
+  phase: SyncPhase | null
+  /** The kind being fetched and how far along (null between runs). */
+  progress: SyncProgress | null
+  /** Local time (ms) the last successful run ended. */
+  lastSyncedAt: number | null
+  /** Every kind has been fetched once: the cache holds the whole workspace. */
+  bootstrapped: boolean
+  /**
+   * Why the last run failed: `kind` is the failure's (network, auth, http, ...);
+   * `kinds` the kinds of data that failed when the others went on.
+   */
+  error: { message: string; kind: string; status?: number; kinds?: SyncKind[] } | null
+}
+
+export const IDLE_STATUS: SyncStatus = { state: 'idle', phase: null, progress: null, lastSyncedAt: null, bootstrapped: false, error: null }
+
+/** The engine's status (liveQuery-friendly: one read of `meta`). */
+export async function syncStatus(db: OutpostDb): Promise<SyncStatus> {
+  const row = await db.meta.get(SYNC_STATUS_KEY)
+  return { ...IDLE_STATUS, ...(row?.value as Partial<SyncStatus> | undefined) }
+}
+
+/** What the engine needs of the renderer's bridge: its events. */
+export interface BridgeEvents {
+  on<E extends EventChannel>(event: E, listener: (payload: EventOf<E>) => void): () => void
+}
+
+export interface DataEngineOptions {
+  db: OutpostDb
+  transport: Transport
+  /** The main side's 'sync-now' and 'replay-now'; without it, runs happen only when asked. */
+  bridgeEvents?: BridgeEvents
+  /** The outbox's replay (one pass over the queued writes). */
+  replay?: () => Promise<unknown>
+  clock?: () => number
+  lock?: LockFn
+  sync?: SyncOptions
+}
+
+export interface DataEngine {
+  /**
+   * Runs sync now. While a run is going, further asks share one run after it
+   * (which sees whatever they asked for). Resolves with the report, or null
+   * when the engine was stopped; a failed run rejects (and the status says why).
+   */
+  sync(options?: { force?: boolean }): Promise<SyncReport | null>
+  /** Runs the outbox's replay now (a sync asked meanwhile waits for it). */
+  replay(): Promise<void>
+  refreshEpic(id: number): Promise<CachedEpic | null>
+  refreshDoc(id: string): Promise<CachedDoc | null>
+  openFile(id: EntityId): Promise<CachedFileContent>
+  status(): Promise<SyncStatus>
+  /** Unsubscribes from the bridge and stops a run under way (it resumes from its checkpoint next time). */
+  stop(): Promise<void>
+  readonly syncer: Syncer
+}
+
+export function startDataEngine(options: DataEngineOptions): DataEngine {
+  const { db } = options
+  const clock = options.clock ?? Date.now
+  const controller = new AbortController()
+  let stopped = false
+
+  // Status writes go one after another, so the last one written is the last one made.
+  let writes: Promise<unknown> = Promise.resolve()
+  const setStatus = (patch: Partial<SyncStatus>): Promise<void> => {
+    const write = writes.then(async () => {
+      // A database closed under the engine (window closing, account removed) takes no more status.
+      if (db.hasBeenClosed()) return
+      await db.transaction('rw', db.meta, async () => {
+        const current = await syncStatus(db)
+        await db.meta.put({ key: SYNC_STATUS_KEY, value: { ...current, ...patch } })
+      })
+    })
+    writes = write.catch(() => undefined)
+    return write.catch(() => undefined)
+  }
+
+  const syncer = createSyncer({
+    db,
+    transport: options.transport,
+    clock,
+    lock: options.lock,
+    options: options.sync,
+    onProgress: (progress) => void setStatus({ progress, phase: progress.phase }),
+  })
+
+  let replaying: Promise<void> | null = null
+  const replay = (): Promise<void> => {
+    if (!options.replay || stopped) return Promise.resolve()
+    if (replaying) return replaying
+    replaying = options
+      .replay()
+      .then(() => undefined)
+      .finally(() => {
+        replaying = null
+      })
+    return replaying
+  }
+
+  const runOnce = async (force: boolean): Promise<SyncReport | null> => {
+    if (stopped) return null
+    // Queued changes reach the server before the cache is refreshed over them.
+    await replaying?.catch(() => undefined)
+    try {
+      const report = await syncer.sync({
+        force,
+        signal: controller.signal,
+        started: () => setStatus({ state: 'syncing', progress: null, error: null }),
+      })
+      await setStatus({ state: 'idle', phase: null, progress: null, lastSyncedAt: clock(), bootstrapped: await isBootstrapped(db), error: null })
+      return report
+    } catch (error) {
+      if (controller.signal.aborted) {
+        await setStatus({ state: 'idle', phase: null, progress: null })
+        return null
+      }
+      const failure = failureOf(error)
+      await setStatus({
+        state: 'error',
+        progress: null,
+        bootstrapped: await isBootstrapped(db).catch(() => false),
+        error:
+          error instanceof SyncError
+            ? { message: error.message, kind: error.report.failures[0]?.failure.kind ?? 'http', kinds: error.report.failures.map((f) => f.kind) }
+            : { message: failure.message, kind: failure.kind, ...(failure.status !== undefined && { status: failure.status }) },
+      })
+      throw error
+    }
+  }
+
+  let current: Promise<SyncReport | null> | null = null
+  let next: Promise<SyncReport | null> | null = null
+  let nextForce = false
+  const sync = (opts: { force?: boolean } = {}): Promise<SyncReport | null> => {
+    if (!current) {
+      current = runOnce(opts.force === true).finally(() => {
+        current = null
+      })
+      return current
+    }
+    nextForce ||= opts.force === true
+    if (!next) {
+      next = current
+        .catch(() => undefined)
+        .then(() => {
+          const force = nextForce
+          next = null
+          nextForce = false
+          return sync({ force })
+        })
+    }
+    return next
+  }
+
+  const background = (run: () => Promise<unknown>) => {
+    // Failures of triggered runs are in the status row; nobody awaits these.
+    void run().catch(() => undefined)
+  }
+  const onSync = (trigger: ScheduleTrigger) => background(() => sync({ force: trigger.reason === 'menu' }))
+  const unsubscribe = [
+    options.bridgeEvents?.on('outpost:replay-now', () => background(replay)),
+    options.bridgeEvents?.on('outpost:sync-now', onSync),
+  ]
+
+  return {
+    syncer,
+    sync,
+    replay,
+    refreshEpic: (id) => syncer.refreshEpic(id),
+    refreshDoc: (id) => syncer.refreshDoc(id),
+    openFile: (id) => syncer.openFile(id),
+    status: () => syncStatus(db),
+    async stop() {
+      stopped = true
+      for (const off of unsubscribe) off?.()
+      controller.abort(new DOMException('The data engine was stopped.', 'AbortError'))
+      await Promise.allSettled([current, next, replaying])
+      await writes
+    },
+  }
+}

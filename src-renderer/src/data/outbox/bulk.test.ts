@@ -1,0 +1,63 @@
+// Epic updates go in bulk (PATCH /epics/bulk, up to 100 a request); a bulk the
+// service refuses is sent again item by item, so only the bad item fails.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { v3 } from '../../../../src-server/testing.ts'
+import { mergedEpic } from '../overlay.ts'
+import type { CachedEpic } from '../types.ts'
+import { outboxRecords, outboxStatus } from './records.ts'
+import { actionsFor, counting, fillCache, offline, replayFast, startKit, type Kit } from './test-kit.ts'
+
+let kit: Kit
+let epics: CachedEpic[]
+beforeEach(async () => {
+  kit = await startKit({ seed: { epics: 150 } })
+  await fillCache(kit.db, kit.transport)
+  epics = await kit.db.epics.orderBy('id').toArray()
+})
+afterEach(async () => kit.close())
+
+const serverNames = async (): Promise<Map<number, string>> =>
+  new Map(((await v3(kit.service).get('/epics')).body as { id: number; name: string }[]).map((e) => [e.id, e.name]))
+
+describe('bulk epic updates', () => {
+  it('sends N updates in ceil(N/100) requests', async () => {
+    const { db } = kit
+    expect(epics.length).toBeGreaterThanOrEqual(150)
+    const act = actionsFor(db, offline(kit.transport))
+    const chosen = epics.slice(0, 150)
+    for (const [i, e] of chosen.entries()) await act.updateEpic(e.id, { name: `Bulk ${i}`, description: `Updated in bulk ${i}` })
+    expect((await outboxStatus(db)).pending).toBe(150)
+
+    const t = counting(kit.transport)
+    const result = await replayFast(db, t)
+    expect(result).toMatchObject({ confirmed: 150, failed: 0, conflicts: 0, remaining: 0 })
+    expect(t.counts.get('epics.bulkUpdate')).toBe(2)
+    expect(t.counts.get('epics.update')).toBeUndefined()
+    const names = await serverNames()
+    for (const [i, e] of chosen.entries()) expect(names.get(e.id as number)).toBe(`Bulk ${i}`)
+    expect(await db.overlay.count()).toBe(0)
+    expect((await db.epics.get(chosen[42].id as number))?.description).toBe('Updated in bulk 42')
+  })
+
+  it('falls back to single requests when a bulk is refused: only the bad item fails', async () => {
+    const { db } = kit
+    const act = actionsFor(db, offline(kit.transport))
+    const chosen = epics.slice(0, 5)
+    const tooLong = 'x'.repeat(257)
+    for (const [i, e] of chosen.entries()) await act.updateEpic(e.id, { name: i === 2 ? tooLong : `Good ${i}` })
+
+    const t = counting(kit.transport)
+    const result = await replayFast(db, t)
+    expect(result).toMatchObject({ confirmed: 4, failed: 1, conflicts: 0 })
+    expect(t.counts.get('epics.bulkUpdate')).toBe(1)
+    expect(t.counts.get('epics.update')).toBe(5)
+    const names = await serverNames()
+    for (const [i, e] of chosen.entries()) expect(names.get(e.id as number)).toBe(i === 2 ? e.name : `Good ${i}`)
+
+    const [failed] = await outboxRecords(db, ['failed'])
+    expect(failed).toMatchObject({ entityId: String(chosen[2].id), payload: { name: tooLong }, error: { status: 422 } })
+    expect(failed.error?.errors?.name).toBeTruthy()
+    // The user's text is still what they see, until they fix or discard it.
+    expect((await mergedEpic(db, chosen[2].id))?.name).toBe(tooLong)
+  })
+})

@@ -1,0 +1,85 @@
+// Writes that name an entity created offline wait for its create, and are
+// rewritten to the service's id once it is confirmed.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { v3, v4 } from '../../../../src-server/testing.ts'
+import { mergedComments, mergedEpic, mergedObjective } from '../overlay.ts'
+import type { CachedEpic } from '../types.ts'
+import { outboxRecords } from './records.ts'
+import { readyRecords } from './replay.ts'
+import { actionsFor, fillCache, gated, offline, replayFast, replayUntilDone, startKit, type Kit } from './test-kit.ts'
+
+let kit: Kit
+let epics: CachedEpic[]
+beforeEach(async () => {
+  kit = await startKit()
+  await fillCache(kit.db, kit.transport)
+  epics = (await kit.db.epics.orderBy('id').toArray()).filter((e) => !e.archived)
+})
+afterEach(async () => kit.close())
+
+describe('dependencies on local ids', () => {
+  it('comments, replies, health, links and references to entities created offline go once those exist', async () => {
+    const { db, service } = kit
+    const act = actionsFor(db, offline(kit.transport))
+    const epic = await act.createEpic({ name: 'Made offline, talked about offline' })
+    const comment = await act.createComment(epic, 'First!')
+    const reply = await act.replyToComment(comment, 'A reply to a comment that does not exist yet')
+    await act.setEpicHealth(epic, { status: 'On Track', text: 'Fine so far' })
+    const doc = await act.createDoc({ title: 'Design of the offline epic', content_markdown: 'Text' })
+    await act.linkDocToEpic(doc, epic)
+    const category = await act.createCategory({ name: 'Made offline too' })
+    const objective = await act.createObjective({ name: 'Objective made offline', category_ids: [category] })
+    await act.updateEpic(epics[0].id, { objective_ids: [...epics[0].objective_ids, objective] })
+
+    // Only the creates are ready; everything else waits for them.
+    const ready = readyRecords(await outboxRecords(db)).map((r) => r.kind)
+    expect(ready.sort()).toEqual(['category', 'doc', 'epic'])
+    expect((await mergedComments(db, epic)).map((c) => c.text)).toEqual(['First!', 'A reply to a comment that does not exist yet'])
+
+    await replayUntilDone(db, kit.transport)
+    expect(await outboxRecords(db)).toEqual([])
+    const epicId = (await mergedEpic(db, epic))!.id as number
+    expect(typeof epicId).toBe('number')
+
+    const threads = (await v3(service).get(`/epics/${epicId}/comments`)).body as { text: string; comments: { text: string }[] }[]
+    expect(threads).toEqual([expect.objectContaining({ text: 'First!', comments: [expect.objectContaining({ text: 'A reply to a comment that does not exist yet' })] })])
+    expect((await v3(service).get(`/epics/${epicId}/health`)).body).toMatchObject({ status: 'On Track', text: 'Fine so far' })
+    const docs = (await v3(service).get(`/epics/${epicId}/documents`)).body as { title: string }[]
+    expect(docs.map((d) => d.title)).toEqual(['Design of the offline epic'])
+    const objectiveId = (await mergedObjective(db, objective))!.id as number
+    expect(((await v3(service).get(`/objectives/${objectiveId}`)).body.categories as { name: string }[]).map((c) => c.name)).toEqual(['Made offline too'])
+    expect((await v4(service).get(`/epics/${epics[0].id}`)).body.objectives.entities.map((o: { id: number }) => o.id)).toContain(objectiveId)
+
+    // The cache holds them under service ids; the reply knows its parent's service id.
+    const cached = await mergedComments(db, epicId)
+    expect(cached.map((c) => typeof c.id)).toEqual(['number', 'number'])
+    expect(cached[1].parent_id).toBe(cached[0].id)
+    expect(await mergedComments(db, epic)).toEqual(cached)
+    expect(reply).toMatch(/^local:/)
+  })
+
+  it('an update of an epic whose create is in flight waits for it, then goes under its service id', async () => {
+    const { db } = kit
+    const t = gated(kit.transport, 'epics.create')
+    const act = actionsFor(db, t)
+    const epic = await act.createEpic({ name: 'In flight' })
+    const pass = replayFast(db, t)
+    await t.reached
+    await act.updateEpic(epic, { description: 'Written while it was being created' })
+    const records = await outboxRecords(db)
+    expect(records.map((r) => [r.op, r.state])).toEqual([['create', 'in-flight'], ['update', 'pending']])
+    expect(readyRecords(records).map((r) => r.op)).toEqual(['create'])
+    expect((await mergedEpic(db, epic))?.description).toBe('Written while it was being created')
+
+    t.open()
+    expect(await pass).toMatchObject({ confirmed: 2, remaining: 0 })
+    const id = (await mergedEpic(db, epic))!.id
+    expect((await v4(kit.service).get(`/epics/${id}`)).body).toMatchObject({ name: 'In flight', description: 'Written while it was being created' })
+
+    // The local id keeps working for actions after the create was confirmed.
+    await act.updateEpic(epic, { name: 'Renamed by its old id' })
+    expect((await outboxRecords(db))[0].entityId).toBe(String(id))
+    await replayFast(db, kit.transport)
+    expect((await v4(kit.service).get(`/epics/${id}`)).body.name).toBe('Renamed by its old id')
+  })
+})

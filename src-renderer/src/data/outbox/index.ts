@@ -1,0 +1,12 @@
+// The outbox: queued writes, their replay to the service, and what the user can
+// do with the ones that failed or met a conflict. Actions that queue writes are
+// in ../actions.ts; the merged reads the UI shows in ../overlay.ts.
+export { replay, readyRecords, DEFAULT_BACKOFF } from './replay.ts'
+export type { ReplayOptions, ReplayResult, Backoff } from './replay.ts'
+export { outboxStatus, outboxRecords, retryRecord, discardRecord, resolveConflict, recordSubject } from './records.ts'
+export type { OutboxStatus, OutboxPause, ConflictChoice } from './records.ts'
+export { defaultLock, processLock, webLock } from './lock.ts'
+export type { ReplayLock } from './lock.ts'
+export { resolveId, claimedIds } from './ids.ts'
+export { isLocalId, linkId } from './kinds.ts'
+export { RECONCILE_WINDOW_MS } from './requests.ts'

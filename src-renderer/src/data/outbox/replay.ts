@@ -1,0 +1,706 @@
+// Replay: the queued writes go to the service, in order per entity, each
+// exactly once.
+//
+// - A record is marked in flight (its own transaction) before it is sent. The
+//   service's answer is written to the server table, and the record and its
+//   overlay fields removed, in one transaction.
+// - An in-flight record found when replay starts (a crash, a lost answer) is
+//   reconciled first: a create is looked up (by its external_id, or see
+//   requests.ts) and adopted if the service has it; an update compares the
+//   service's fields with mine (equal: applied); a delete that meets a 404 is
+//   done. Only then is anything resent.
+// - Before an update is sent the entity is fetched: a field the service changed
+//   since the record's base, to something else than mine, is a conflict; fields
+//   only one side changed merge without asking. A 404 is "deleted elsewhere".
+// - Epic updates go in bulk (PATCH /epics/bulk, up to 100); a bulk the service
+//   refuses (4xx) is sent again item by item, so only the bad item fails.
+// - 4xx: the record fails with the service's message (its payload stays, to be
+//   fixed and retried or discarded); only what depends on it waits. 401, a
+//   read-only token or an untrusted connection pause everything. 429, 5xx,
+//   network errors and timeouts back off (exponential, with jitter) and retry.
+// - One replayer per database across windows (navigator.locks).
+import type { OutpostDb } from '../db.ts'
+import { rebuildOverlay, rebuildOverlays } from '../overlay.ts'
+import { failureOf, type Transport } from '../transport.ts'
+import type { EntityId, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
+import { rememberServerId } from './ids.ts'
+import { isLocalId, localIdsIn, replaceId, rowId, sameValue, tableKey, tableOf, type WritableKind } from './kinds.ts'
+import { defaultLock, type ReplayLock } from './lock.ts'
+import { recordsOf } from './queue.ts'
+import { setPause, type OutboxPause } from './records.ts'
+import { bulkUpdateEpics, epicsChangedSince, Gone, LocalFailure, payloadField, REQUESTS, type RequestContext, type Row } from './requests.ts'
+import { mergeRow } from './shapes.ts'
+
+export interface Backoff {
+  baseMs: number
+  maxMs: number
+  /** Transient failures in a row after which this pass stops (the records stay queued for the next one). */
+  attempts: number
+}
+
+export const DEFAULT_BACKOFF: Backoff = { baseMs: 1000, maxMs: 60_000, attempts: 6 }
+
+/** At most this many pages of "epics changed since" before falling back to fetching epics one by one. */
+const CHANGED_PAGES = 3
+
+export interface ReplayOptions {
+  db: OutpostDb
+  transport: Transport
+  clock?: () => number
+  sleep?: (ms: number) => Promise<void>
+  random?: () => number
+  /** navigator.locks in a window; a process-wide mutex elsewhere. */
+  lock?: ReplayLock
+  /** Stops the pass at the next step without writing anything more (the app closing; tests simulating a kill). */
+  signal?: AbortSignal
+  backoff?: Partial<Backoff>
+  /** Epic updates per bulk request (1 to 100). */
+  bulkSize?: number
+}
+
+export interface ReplayResult {
+  /** Records the service confirmed (or that turned out to be applied already). */
+  confirmed: number
+  failed: number
+  conflicts: number
+  /** Records still in the outbox when the pass ended (failed and conflict ones included). */
+  remaining: number
+  /** Why the pass ended early. */
+  stopped?: 'auth' | 'read-only' | 'insecure' | 'offline' | 'aborted'
+  pause?: OutboxPause
+}
+
+/** One pass over the outbox: sends what can be sent, then returns. Main decides when to call it again. */
+export function replay(options: ReplayOptions): Promise<ReplayResult> {
+  const lock = options.lock ?? defaultLock()
+  return lock.run(`outpost-outbox:${options.db.name}`, () => new Replayer(options).run())
+}
+
+class Aborted extends Error {}
+
+type Phase = 'look' | 'send'
+
+interface Plan {
+  r: OutboxRecord
+  send: Row
+  conflicts: Record<string, FieldConflict>
+  /** The entity as the service has it, when fetched. */
+  theirs?: Row
+  gone?: boolean
+}
+
+const UNCHANGED = Symbol('unchanged since base')
+
+class Replayer {
+  private readonly db: OutpostDb
+  private readonly transport: Transport
+  private readonly clock: () => number
+  private readonly sleep: (ms: number) => Promise<void>
+  private readonly random: () => number
+  private readonly signal?: AbortSignal
+  private readonly backoff: Backoff
+  private readonly bulkSize: number
+  private readonly ctx: RequestContext
+  private readonly result: ReplayResult = { confirmed: 0, failed: 0, conflicts: 0, remaining: 0 }
+  private failuresInARow = 0
+  /** Records that failed for want of time (network, 5xx, 429) since the last backoff. */
+  private readonly troubled = new Set<number>()
+  private me?: Promise<string | null>
+
+  constructor(options: ReplayOptions) {
+    this.db = options.db
+    this.transport = options.transport
+    this.clock = options.clock ?? Date.now
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
+    this.random = options.random ?? Math.random
+    this.signal = options.signal
+    this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff }
+    this.bulkSize = Math.max(1, Math.min(100, options.bulkSize ?? 100))
+    this.ctx = { db: this.db, transport: this.transport, me: () => (this.me ??= this.whoAmI()) }
+  }
+
+  async run(): Promise<ReplayResult> {
+    try {
+      await this.write(() => setPause(this.db, null))
+      for (;;) {
+        const work = await this.next()
+        if (!work) break
+        await this.handle(work)
+        if (this.result.stopped) break
+      }
+      this.result.remaining = await this.db.outbox.count()
+    } catch (error) {
+      if (!(error instanceof Aborted)) throw error
+      this.result.stopped = 'aborted'
+    }
+    return this.result
+  }
+
+  // ---- choosing what goes next ----
+
+  private async next(): Promise<OutboxRecord[] | null> {
+    this.checkAbort()
+    const ready = readyRecords(await this.db.outbox.toArray())
+    if (ready.length === 0) return null
+    // A record that just failed for want of time waits while others can go; when only such records are left, back off.
+    let candidates = ready.filter((r) => !this.troubled.has(r.seq!))
+    if (candidates.length === 0) {
+      await this.sleep(this.backoffMs())
+      this.checkAbort()
+      this.troubled.clear()
+      candidates = ready
+    }
+    // What may already have reached the service is settled before anything else goes.
+    const first = candidates.find((r) => r.state === 'in-flight') ?? candidates[0]
+    if (!bulkable(first)) return [first]
+    return [first, ...candidates.filter((r) => r !== first && bulkable(r))].slice(0, this.bulkSize)
+  }
+
+  private async handle(records: OutboxRecord[]): Promise<void> {
+    const r = records[0]
+    const requests = REQUESTS[r.kind as WritableKind]
+    const can = r.op === 'create' ? requests?.create : r.op === 'update' ? requests?.update : requests?.remove
+    if (!can) {
+      await this.markFailed([r], { message: `A ${r.op} of a ${r.kind} cannot be sent to the service.` })
+      return
+    }
+    if (r.op === 'create') await this.create(r)
+    else if (r.op === 'update') await this.updates(records)
+    else await this.remove(r)
+  }
+
+  // ---- creates ----
+
+  private async create(r: OutboxRecord): Promise<void> {
+    const requests = REQUESTS[r.kind as WritableKind]
+    const maybeSent = r.state === 'in-flight'
+    const [rec] = await this.markInFlight([r])
+    if (!rec) return
+    let phase: Phase = 'look'
+    try {
+      if (maybeSent && !requests.idempotentCreate && requests.find) {
+        const found = await requests.find(this.ctx, rec)
+        this.checkAbort()
+        if (found) {
+          await this.confirmCreate(rec, found)
+          return
+        }
+      }
+      phase = 'send'
+      const row = await requests.create!(this.ctx, rec)
+      this.checkAbort()
+      await this.confirmCreate(rec, row)
+    } catch (error) {
+      await this.fail([rec], error, phase)
+    }
+  }
+
+  private async confirmCreate(r: OutboxRecord, row: Row): Promise<void> {
+    const kind = r.kind as WritableKind
+    const requests = REQUESTS[kind]
+    const now = this.clock()
+    await this.write(async () => {
+      const serverId = rowId(kind, row)
+      await this.putServerRow(kind, serverId, row)
+      const cur = await this.db.outbox.get(r.seq!)
+      if (!cur) return
+      await this.db.outbox.delete(cur.seq!)
+      const localId = cur.entityId
+      if (kind !== 'docEpic' && isLocalId(localId)) {
+        await rememberServerId(this.db, localId, { kind, id: row.id as EntityId, at: now })
+        await this.rewriteLocalId(localId, row.id as EntityId, now)
+      }
+      // Fields the create request cannot carry (an epic archived before it was ever sent) follow as an update,
+      // in the create's place in the queue, unless a later write of the entity sets them anyway.
+      const later = await recordsOf(this.db, kind, serverId)
+      const laterFields = new Set(later.flatMap((l) => Object.keys(l.payload)))
+      const leftover = Object.fromEntries(
+        Object.entries(cur.payload).filter(([f, v]) => !requests.createFields.includes(f) && !laterFields.has(f) && !sameValue(row[f], v)),
+      )
+      if (Object.keys(leftover).length > 0) {
+        const follow: OutboxRecord = {
+          seq: cur.seq,
+          kind,
+          entityId: serverId,
+          op: 'update',
+          payload: leftover,
+          base: Object.fromEntries(Object.keys(leftover).map((f) => [f, row[f] ?? null])),
+          baseUpdatedAt: row.updated_at as string | undefined,
+          state: 'pending',
+          attempts: 0,
+          createdAt: cur.createdAt,
+          updatedAt: now,
+          ...(cur.params && { params: replaceId(cur.params, localId, row.id as EntityId) }),
+        }
+        await this.db.outbox.put(follow)
+      }
+      for (const l of later) {
+        if (l.baseUpdatedAt === undefined && typeof row.updated_at === 'string') await this.db.outbox.update(l.seq!, { baseUpdatedAt: row.updated_at })
+      }
+      await rebuildOverlay(this.db, kind, localId, now)
+      await rebuildOverlay(this.db, kind, serverId, now)
+      this.result.confirmed++
+    })
+    this.failuresInARow = 0
+    if (r.staged) await this.transport.discard(r.staged.path).catch(() => undefined)
+  }
+
+  /** The local id of a confirmed create becomes the service's id in every queued record (and so in every overlay). */
+  private async rewriteLocalId(localId: string, serverId: EntityId, now: number): Promise<void> {
+    const touched: Pick<OutboxRecord, 'kind' | 'entityId'>[] = []
+    for (const rec of await this.db.outbox.toArray()) {
+      if (!localIdsIn([rec.entityId, rec.params, rec.payload, rec.base, rec.conflict]).includes(localId)) continue
+      touched.push({ kind: rec.kind, entityId: rec.entityId })
+      rec.entityId = String(replaceId(rec.entityId, localId, serverId))
+      rec.payload = replaceId(rec.payload, localId, serverId)
+      rec.base = replaceId(rec.base, localId, serverId)
+      if (rec.params) rec.params = replaceId(rec.params, localId, serverId)
+      if (rec.conflict) rec.conflict = replaceId(rec.conflict, localId, serverId)
+      await this.db.outbox.put(rec)
+      touched.push(rec)
+    }
+    await rebuildOverlays(this.db, touched, now)
+  }
+
+  // ---- updates ----
+
+  private async updates(records: OutboxRecord[]): Promise<void> {
+    const fresh = await this.markInFlight(records)
+    if (fresh.length === 0) return
+    let plans: Plan[]
+    try {
+      plans = await this.plan(fresh)
+    } catch (error) {
+      await this.fail(fresh, error, 'look')
+      return
+    }
+    const toSend: Plan[] = []
+    for (const p of plans) {
+      if (p.gone) await this.markDeletedElsewhere(p.r)
+      else if (Object.keys(p.send).length === 0) await this.settleUpdate(p, p.theirs)
+      else toSend.push(p)
+    }
+    if (toSend.length === 0) return
+
+    if (toSend.length > 1) {
+      try {
+        const rows = await bulkUpdateEpics(this.ctx, toSend.map((p) => ({ id: Number(p.r.entityId), fields: p.send })))
+        this.checkAbort()
+        for (const p of toSend) await this.settleUpdate(p, rows.get(Number(p.r.entityId)))
+        return
+      } catch (error) {
+        if (error instanceof Aborted) throw error
+        if (!isRefusal(error)) {
+          await this.fail(toSend.map((p) => p.r), error, 'send')
+          return
+        }
+        // All or nothing: one bad item refused them all. Item by item, only the bad one fails.
+      }
+    }
+    for (const p of toSend) {
+      try {
+        const row = await REQUESTS[p.r.kind as WritableKind].update!(this.ctx, p.r, p.send)
+        this.checkAbort()
+        await this.settleUpdate(p, row)
+      } catch (error) {
+        await this.fail([p.r], error, 'send')
+        if (this.result.stopped) return
+      }
+    }
+  }
+
+  /** What each update still has to send, after comparing with the service: applied, mine to send, or conflicts. */
+  private async plan(records: OutboxRecord[]): Promise<Plan[]> {
+    const theirs = new Map<number, Row | typeof UNCHANGED | null>()
+    if (records.length > 2 && records.every((r) => r.kind === 'epic' && r.baseUpdatedAt)) {
+      const since = records.map((r) => r.baseUpdatedAt!).sort((a, b) => Date.parse(a) - Date.parse(b))[0]
+      const { rows, coveredFrom } = await epicsChangedSince(this.ctx, since, CHANGED_PAGES)
+      this.checkAbort()
+      for (const r of records) {
+        const row = rows.get(Number(r.entityId))
+        if (row) theirs.set(r.seq!, row)
+        else if (coveredFrom === null || Date.parse(coveredFrom) <= Date.parse(r.baseUpdatedAt!)) theirs.set(r.seq!, UNCHANGED)
+      }
+    }
+    for (const r of records) {
+      if (theirs.has(r.seq!)) continue
+      try {
+        theirs.set(r.seq!, await REQUESTS[r.kind as WritableKind].fetch!(this.ctx, r))
+      } catch (error) {
+        if (!isNotFound(error)) throw error
+        theirs.set(r.seq!, null)
+      }
+      this.checkAbort()
+    }
+    return records.map((r) => planOf(r, theirs.get(r.seq!)!))
+  }
+
+  private async settleUpdate(p: Plan, row: Row | undefined): Promise<void> {
+    const now = this.clock()
+    await this.write(async () => {
+      const cur = await this.db.outbox.get(p.r.seq!)
+      if (row) await this.putServerRow(p.r.kind as WritableKind, p.r.entityId, row)
+      if (!cur) return
+      const fields = Object.keys(p.conflicts)
+      if (fields.length > 0) {
+        cur.state = 'conflict'
+        cur.payload = Object.fromEntries(fields.map((f) => [f, cur.payload[f]]))
+        cur.base = Object.fromEntries(fields.map((f) => [f, cur.base[f]]))
+        const theirsUpdatedAt = (row?.updated_at ?? p.theirs?.updated_at) as string | undefined
+        cur.conflict = { fields: p.conflicts, at: now, ...(theirsUpdatedAt && { theirsUpdatedAt }) }
+        cur.updatedAt = now
+        await this.db.outbox.put(cur)
+        this.result.conflicts++
+      } else {
+        await this.db.outbox.delete(cur.seq!)
+        this.result.confirmed++
+      }
+      await rebuildOverlay(this.db, cur.kind, cur.entityId, now)
+    })
+    this.failuresInARow = 0
+  }
+
+  private async markDeletedElsewhere(r: OutboxRecord): Promise<void> {
+    const now = this.clock()
+    await this.write(async () => {
+      const cur = await this.db.outbox.get(r.seq!)
+      if (!cur) return
+      cur.state = 'conflict'
+      cur.conflict = { fields: {}, deletedElsewhere: true, at: now }
+      cur.updatedAt = now
+      await this.db.outbox.put(cur)
+      this.result.conflicts++
+    })
+    this.failuresInARow = 0
+  }
+
+  // ---- deletes ----
+
+  private async remove(r: OutboxRecord): Promise<void> {
+    const [rec] = await this.markInFlight([r])
+    if (!rec) return
+    try {
+      await REQUESTS[rec.kind as WritableKind].remove!(this.ctx, rec)
+      this.checkAbort()
+      await this.confirmDelete(rec)
+    } catch (error) {
+      await this.fail([rec], error, 'send')
+    }
+  }
+
+  private async confirmDelete(r: OutboxRecord): Promise<void> {
+    const now = this.clock()
+    await this.write(async () => {
+      await this.removeServerRow(r.kind as WritableKind, r.entityId)
+      await this.db.outbox.delete(r.seq!)
+      await rebuildOverlay(this.db, r.kind, r.entityId, now)
+      this.result.confirmed++
+    })
+    this.failuresInARow = 0
+  }
+
+  // ---- the cache's server tables ----
+
+  private async putServerRow(kind: WritableKind, id: string, row: Row): Promise<void> {
+    const table = tableOf(this.db, kind)
+    const key = tableKey(kind, id) as never
+    const merged = mergeRow((await table.get(key)) as Row | undefined, row)
+    // A v4 epic has no position; a new one is placed last, until sync reads its real position.
+    if (kind === 'epic' && merged.position === undefined) merged.position = Number.MAX_SAFE_INTEGER
+    await table.put(merged)
+  }
+
+  /** A confirmed delete, and what the service removed with it. */
+  private async removeServerRow(kind: WritableKind, id: string): Promise<void> {
+    const db = this.db
+    const key = tableKey(kind, id) as never
+    switch (kind) {
+      case 'epic': {
+        const epicId = Number(id)
+        await db.epicComments.where('epic_id').equals(epicId).delete()
+        await db.epicHealth.where('epic_id').equals(epicId).delete()
+        await db.docEpics.where('epic_id').equals(epicId).delete()
+        break
+      }
+      case 'doc':
+        await db.docEpics.where('doc_id').equals(id).delete()
+        break
+      case 'comment': {
+        // A comment with replies stays as a deleted placeholder holding them.
+        if ((await db.epicComments.where('parent_id').equals(Number(id)).count()) > 0) {
+          await db.epicComments.update(Number(id), { deleted: true, text: '' })
+          return
+        }
+        break
+      }
+      case 'objective': {
+        // The service takes a deleted objective off its epics (and a deleted category off its objectives):
+        // so does the cache, and so do the bases of queued writes, or they would look like someone else's change.
+        const objectiveId = Number(id)
+        await db.epics.where('objective_ids').equals(objectiveId).modify((e) => {
+          e.objective_ids = e.objective_ids.filter((o) => o !== objectiveId)
+        })
+        await this.forgetInRecords('epic', 'objective_ids', objectiveId)
+        break
+      }
+      case 'category': {
+        const categoryId = Number(id)
+        await db.objectives.filter((o) => o.category_ids.includes(categoryId)).modify((o) => {
+          o.category_ids = o.category_ids.filter((c) => c !== categoryId)
+        })
+        await this.forgetInRecords('objective', 'category_ids', categoryId)
+        break
+      }
+    }
+    await tableOf(db, kind).delete(key)
+  }
+
+  /** A deleted entity's id leaves the id lists of queued writes (base and mine). */
+  private async forgetInRecords(kind: WritableKind, field: string, id: EntityId): Promise<void> {
+    const now = this.clock()
+    const touched: OutboxRecord[] = []
+    for (const r of await this.db.outbox.toArray()) {
+      if (r.kind !== kind || r.state === 'in-flight') continue
+      let changed = false
+      for (const side of [r.base, r.payload]) {
+        const list = side[field]
+        if (Array.isArray(list) && list.includes(id)) {
+          side[field] = list.filter((v) => v !== id)
+          changed = true
+        }
+      }
+      if (!changed) continue
+      await this.db.outbox.put(r)
+      touched.push(r)
+    }
+    await rebuildOverlays(this.db, touched, now)
+  }
+
+  // ---- record states ----
+
+  private async markInFlight(records: OutboxRecord[]): Promise<OutboxRecord[]> {
+    const now = this.clock()
+    return this.write(async () => {
+      const out: OutboxRecord[] = []
+      for (const r of records) {
+        const cur = await this.db.outbox.get(r.seq!)
+        if (!cur || (cur.state !== 'pending' && cur.state !== 'in-flight')) continue
+        cur.state = 'in-flight'
+        cur.attempts++
+        cur.sentAt ??= now
+        cur.updatedAt = now
+        await this.db.outbox.put(cur)
+        out.push(cur)
+      }
+      return out
+    })
+  }
+
+  private async markFailed(records: OutboxRecord[], error: OutboxError): Promise<void> {
+    const now = this.clock()
+    await this.write(async () => {
+      for (const r of records) {
+        const cur = await this.db.outbox.get(r.seq!)
+        if (!cur) continue
+        cur.state = 'failed'
+        cur.error = error
+        cur.updatedAt = now
+        await this.db.outbox.put(cur)
+        this.result.failed++
+      }
+    })
+  }
+
+  /** Not applied (the service said so, or the request never left): back to waiting. */
+  private async markUnsent(records: OutboxRecord[]): Promise<void> {
+    await this.write(async () => {
+      for (const r of records) {
+        const cur = await this.db.outbox.get(r.seq!)
+        if (cur?.state === 'in-flight') await this.db.outbox.update(cur.seq!, { state: 'pending' })
+      }
+    })
+  }
+
+  // ---- failures ----
+
+  private async fail(records: OutboxRecord[], error: unknown, phase: Phase): Promise<void> {
+    if (error instanceof Aborted) throw error
+    if (error instanceof LocalFailure) {
+      await this.markFailed(records, { message: error.message, ...(error.errors && { errors: error.errors }) })
+      return
+    }
+    if (error instanceof Gone) {
+      await this.refused(records, { status: 404, message: error.message })
+      return
+    }
+    if ((error as { code?: unknown })?.code === 'ENOENT') {
+      await this.markFailed(records, { message: 'The file to upload is no longer where Outpost kept it; drop it again.' })
+      return
+    }
+    const f = failureOf(error)
+    switch (f.kind) {
+      case 'auth':
+        return this.pause(records, 'auth', `The service refused the API token (${f.message}). Sign in again with a valid token; queued changes are kept.`)
+      case 'readonly':
+        return this.pause(records, 'read-only', `The API token is read-only (${f.message}). Add a read-write token; queued changes are kept.`)
+      case 'insecure':
+      case 'bad-url':
+        return this.pause(records, 'insecure', f.message)
+      case 'http':
+        if (f.status === 429 || f.status === undefined || f.status >= 500) return this.transient(records, f.status === 429)
+        return this.refused(records, f)
+      case 'network':
+        // Never left: nothing to look for next time.
+        return this.transient(records, phase === 'send')
+      default:
+        // timeout, outcome-unknown: it may have been applied; it stays in flight and is reconciled before it goes again.
+        return this.transient(records, false)
+    }
+  }
+
+  /** The service refused it (4xx). */
+  private async refused(records: OutboxRecord[], f: { status?: number; message: string; tag?: string; errors?: Record<string, string> }): Promise<void> {
+    for (const r of records) {
+      if (f.status === 404 && r.op === 'delete') await this.confirmDelete(r)
+      else if (f.status === 404 && r.op === 'update') await this.markDeletedElsewhere(r)
+      else {
+        const errors = f.errors ? Object.fromEntries(Object.entries(f.errors).map(([k, v]) => [payloadField(k), v])) : undefined
+        await this.markFailed([r], {
+          message: f.message,
+          ...(f.status !== undefined && { status: f.status }),
+          ...(f.tag !== undefined && { tag: f.tag }),
+          ...(errors && { errors }),
+        })
+      }
+    }
+    this.failuresInARow = 0
+  }
+
+  private async pause(records: OutboxRecord[], reason: OutboxPause['reason'], message: string): Promise<void> {
+    const pause: OutboxPause = { reason, message, at: this.clock() }
+    await this.markUnsent(records)
+    await this.write(() => setPause(this.db, pause))
+    this.result.stopped = reason
+    this.result.pause = pause
+  }
+
+  /** Network errors, timeouts, 5xx, 429: the record waits (others may go meanwhile) and is tried again after a pause. */
+  private async transient(records: OutboxRecord[], unsent: boolean): Promise<void> {
+    if (unsent) await this.markUnsent(records)
+    for (const r of records) this.troubled.add(r.seq!)
+    this.failuresInARow++
+    if (this.failuresInARow >= this.backoff.attempts) this.result.stopped = 'offline'
+  }
+
+  /** Exponential, with "equal jitter": between half and all of base * 2^(failures - 1), capped. */
+  private backoffMs(): number {
+    const ceiling = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** Math.max(0, this.failuresInARow - 1))
+    return Math.round(ceiling / 2 + this.random() * (ceiling / 2))
+  }
+
+  // ---- plumbing ----
+
+  private async whoAmI(): Promise<string | null> {
+    try {
+      const info = await this.transport.call<{ id: string }>('member', { lane: 'user-write' })
+      await this.write(() => this.db.meta.put({ key: 'outbox:me', value: info.id }))
+      return info.id
+    } catch (error) {
+      this.me = undefined
+      throw error
+    }
+  }
+
+  private checkAbort(): void {
+    if (this.signal?.aborted) throw new Aborted('Replay was stopped.')
+  }
+
+  private write<T>(run: () => Promise<T>): Promise<T> {
+    this.checkAbort()
+    // Dexie keeps the transaction open across awaits only inside an async scope function.
+    return this.db.transaction('rw', this.db.tables, async () => run())
+  }
+}
+
+// ---- pure helpers ----
+
+function bulkable(r: OutboxRecord): boolean {
+  return r.kind === 'epic' && r.op === 'update' && !('label_ids' in r.payload)
+}
+
+function entityKey(kind: string, id: unknown): string {
+  return `${kind}:${String(id)}`
+}
+
+/** The entities a record lives under: a comment's epic (and parent), a link's doc and epic. */
+function parentKeys(r: OutboxRecord): string[] {
+  const p = r.params ?? {}
+  const keys: string[] = []
+  if (p.epic_id !== undefined && p.epic_id !== null) keys.push(entityKey('epic', p.epic_id))
+  if (p.doc_id !== undefined && p.doc_id !== null) keys.push(entityKey('doc', p.doc_id))
+  if (p.parent_id !== undefined && p.parent_id !== null) keys.push(entityKey('comment', p.parent_id))
+  return keys
+}
+
+/**
+ * The records that may go now: the first of their entity still queued, not
+ * waiting for a create of something they name (a local id), not a delete of
+ * something earlier records still live under, not under something being
+ * created or deleted; and pending or in flight (failed and conflict records
+ * wait for the user, and so does what comes after them).
+ */
+export function readyRecords(all: OutboxRecord[]): OutboxRecord[] {
+  const sorted = [...all].sort((a, b) => a.seq! - b.seq!)
+  const earlier = new Set<string>()
+  const parentsOfEarlier = new Set<string>()
+  const createdOrDeleted = new Set<string>()
+  const out: OutboxRecord[] = []
+  for (const r of sorted) {
+    const key = entityKey(r.kind, r.entityId)
+    const parents = parentKeys(r)
+    const own = r.op === 'create' ? [r.entityId] : []
+    const waitsForCreate = localIdsIn([r.entityId, r.params, r.payload]).some((id) => !own.includes(id))
+    const waits =
+      earlier.has(key) ||
+      (r.op === 'delete' && parentsOfEarlier.has(key)) ||
+      parents.some((k) => createdOrDeleted.has(k)) ||
+      waitsForCreate
+    if (!waits && (r.state === 'pending' || r.state === 'in-flight')) out.push(r)
+    earlier.add(key)
+    for (const k of parents) parentsOfEarlier.add(k)
+    if (r.op !== 'update') createdOrDeleted.add(key)
+  }
+  return out
+}
+
+function planOf(r: OutboxRecord, theirs: Row | typeof UNCHANGED | null): Plan {
+  if (theirs === null) return { r, send: {}, conflicts: {}, gone: true }
+  const send: Row = {}
+  const conflicts: Record<string, FieldConflict> = {}
+  for (const [field, mine] of Object.entries(r.payload)) {
+    if (theirs === UNCHANGED) {
+      send[field] = mine
+      continue
+    }
+    const now = theirs[field]
+    // Already so: mine was applied (an answer lost), or the same change was made elsewhere.
+    if (sameValue(now, mine)) continue
+    const base = field in r.base ? r.base[field] : now
+    if (sameValue(now, base)) send[field] = mine
+    else conflicts[field] = { base, mine, theirs: now }
+  }
+  return { r, send, conflicts, ...(theirs !== UNCHANGED && { theirs }) }
+}
+
+function isNotFound(error: unknown): boolean {
+  if (error instanceof Gone) return true
+  const f = failureOf(error)
+  return f.kind === 'http' && f.status === 404
+}
+
+/** A 4xx that is about the request itself (not auth, not the rate limit). */
+function isRefusal(error: unknown): boolean {
+  if (error instanceof LocalFailure) return true
+  const f = failureOf(error)
+  return f.kind === 'http' && f.status !== undefined && f.status >= 400 && f.status < 500 && f.status !== 429
+}

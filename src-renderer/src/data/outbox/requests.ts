@@ -1,0 +1,463 @@
+// The requests each kind's queued writes become, and how a create whose answer
+// was lost is found again. Bodies are built from the cache's field names at
+// send time; answers come back in the cache's shape (shapes.ts).
+//
+// Finding a create again:
+// - epics, epic comments and categories carry our external_id: look it up.
+// - docs, health, uploaded files, linked files and objectives cannot carry one.
+//   They are matched on what the user wrote (title and markdown; status and
+//   text; name and size; name, url and type; name and description), by the
+//   token's member where the service records one, created no earlier than
+//   RECONCILE_WINDOW_MS before the write first left (client and service clocks
+//   may differ by that much), and never one a confirmed create of ours already
+//   claimed. If several match, the oldest is ours. A false match needs the same
+//   person to have made an identical item within minutes; a missed one would be
+//   a duplicate, so the window leans wide.
+import type { ListBody } from '../../../../src-shared/api/common.ts'
+import type { OperationName } from '../../../../src-shared/api/operations.ts'
+import type { DocV3 } from '../../../../src-shared/api/v3/docs.ts'
+import type { EpicSlimV3, EpicV3, HealthV3 } from '../../../../src-shared/api/v3/epics.ts'
+import type { LinkedFileV3, UploadedFileV3 } from '../../../../src-shared/api/v3/files.ts'
+import type { ObjectiveV3 } from '../../../../src-shared/api/v3/objectives.ts'
+import type { CategoryV4 } from '../../../../src-shared/api/v4/categories.ts'
+import type { DocV4 } from '../../../../src-shared/api/v4/docs.ts'
+import type { EpicV4 } from '../../../../src-shared/api/v4/epics.ts'
+import type { OutpostDb } from '../db.ts'
+import type { ApiRequest, Transport } from '../transport.ts'
+import type { EntityId, OutboxRecord } from '../types.ts'
+import { claimedIds } from './ids.ts'
+import { splitLinkId, type WritableKind } from './kinds.ts'
+import {
+  categoryFromV4,
+  commentFromV3,
+  docFromV3,
+  docFromV4,
+  epicFromV3,
+  epicFromV4,
+  fileFromV3,
+  flattenComments,
+  healthFromV3,
+  linkedFileFromV3,
+  objectiveFromV3,
+  type ThreadedComment,
+} from './shapes.ts'
+
+export const RECONCILE_WINDOW_MS = 15 * 60_000
+
+export type Row = Record<string, unknown>
+
+export interface RequestContext {
+  db: OutpostDb
+  transport: Transport
+  /** The token's member id (asked once, then kept in meta). */
+  me(): Promise<string | null>
+}
+
+/** A write that cannot be sent as it stands, found before sending (it fails like a 4xx would). */
+export class LocalFailure extends Error {
+  override readonly name = 'LocalFailure'
+  constructor(
+    message: string,
+    readonly errors?: Record<string, string>,
+  ) {
+    super(message)
+  }
+}
+
+/** The service says the entity is not there (a fetched comment that is only a deleted placeholder). */
+export class Gone extends Error {
+  override readonly name = 'Gone'
+}
+
+export interface KindRequests {
+  /** Fields the create request takes; the rest of a create's payload follows as an update. */
+  createFields: readonly string[]
+  /** Sending the create twice makes one entity (a doc-epic link): no need to look before resending. */
+  idempotentCreate?: boolean
+  create?(ctx: RequestContext, r: OutboxRecord): Promise<Row>
+  /** The entity a create made, if the service has it. */
+  find?(ctx: RequestContext, r: OutboxRecord): Promise<Row | null>
+  /** The entity as the service has it now (conflict checks). */
+  fetch?(ctx: RequestContext, r: OutboxRecord): Promise<Row>
+  update?(ctx: RequestContext, r: OutboxRecord, fields: Row): Promise<Row>
+  remove?(ctx: RequestContext, r: OutboxRecord): Promise<void>
+}
+
+const LANE = 'user-write' as const
+const call = <T>(ctx: RequestContext, op: OperationName, request: ApiRequest = {}) => ctx.transport.call<T>(op, { lane: LANE, ...request })
+const num = (id: EntityId | null | undefined) => Number(id)
+
+/** Walks a v4 list page by page while `more(page)` says the next page may still matter. */
+export async function walkList<T>(
+  ctx: RequestContext,
+  op: OperationName,
+  query: ApiRequest['query'],
+  more: (page: T[]) => boolean = () => true,
+  maxPages = Number.POSITIVE_INFINITY,
+): Promise<{ items: T[]; ended: boolean }> {
+  const items: T[] = []
+  let q = query
+  for (let pages = 1; ; pages++) {
+    const page = await call<ListBody<T>>(ctx, op, { query: q })
+    items.push(...page.entities)
+    if (!page.next_page_url) return { items, ended: true }
+    if (!more(page.entities) || pages >= maxPages) return { items, ended: false }
+    q = Object.fromEntries(new URL(page.next_page_url, 'http://list.invalid').searchParams)
+  }
+}
+
+// ---- bodies ----
+
+/** A v4 epic body (create, PATCH, bulk item): teams are `team_ids`; nulls the API cannot take are left out. */
+export function epicV4Body(fields: Row): Row {
+  const body: Row = {}
+  for (const [field, value] of Object.entries(fields)) {
+    if (field === 'label_ids') continue
+    if ((field === 'epic_state_id' || field === 'requested_by_id') && value === null) continue
+    body[field === 'group_ids' ? 'team_ids' : field] = value
+  }
+  return body
+}
+
+/** A v3 epic body: labels go by name (the cache knows them by id). */
+async function epicV3Body(ctx: RequestContext, fields: Row): Promise<Row> {
+  const body: Row = {}
+  for (const [field, value] of Object.entries(fields)) {
+    if ((field === 'epic_state_id' || field === 'requested_by_id') && value === null) continue
+    if (field === 'label_ids') body.labels = await labelParams(ctx, value as number[])
+    else body[field] = value
+  }
+  return body
+}
+
+async function labelParams(ctx: RequestContext, ids: number[]): Promise<{ name: string }[]> {
+  const rows = await ctx.db.labels.bulkGet(ids)
+  return ids.map((id, i) => {
+    if (!rows[i]) throw new LocalFailure(`Label ${id} is not known here; sync and try again.`, { label_ids: `unknown label ${id}` })
+    return { name: rows[i]!.name }
+  })
+}
+
+async function categoryParams(ctx: RequestContext, ids: EntityId[]): Promise<{ name: string }[]> {
+  const rows = await ctx.db.categories.bulkGet(ids.map(num))
+  return ids.map((id, i) => {
+    if (!rows[i]) throw new LocalFailure(`Category ${id} is not known here; sync and try again.`, { category_ids: `unknown category ${id}` })
+    return { name: rows[i]!.name }
+  })
+}
+
+function pick(fields: Row, names: readonly string[]): Row {
+  return Object.fromEntries(Object.entries(fields).filter(([k, v]) => names.includes(k) && v !== undefined))
+}
+
+function withoutNulls(fields: Row): Row {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined))
+}
+
+/** Candidates for a create without external_id: recent enough, not already ours, oldest first. */
+async function oldestUnclaimed<T extends { id: EntityId; created_at: string }>(
+  ctx: RequestContext,
+  kind: WritableKind,
+  r: OutboxRecord,
+  list: T[],
+  matches: (item: T) => boolean,
+): Promise<T | null> {
+  const claimed = await claimedIds(ctx.db, kind)
+  const since = (r.sentAt ?? r.createdAt) - RECONCILE_WINDOW_MS
+  const found = list
+    .filter((item) => !claimed.has(String(item.id)) && Date.parse(item.created_at) >= since && matches(item))
+    .sort((a, b) => a.created_at.localeCompare(b.created_at))
+  return found[0] ?? null
+}
+
+// ---- each kind ----
+
+const EPIC_CREATE_FIELDS = [
+  'name', 'description', 'epic_state_id', 'deadline', 'planned_start_date', 'requested_by_id', 'follower_ids', 'owner_ids',
+  'objective_ids', 'group_ids', 'label_ids',
+] as const
+
+const epic: KindRequests = {
+  createFields: EPIC_CREATE_FIELDS,
+  async create(ctx, r) {
+    const fields = pick(r.payload, EPIC_CREATE_FIELDS)
+    if (Array.isArray(fields.label_ids) && fields.label_ids.length > 0) {
+      // Only v3 takes labels on an epic.
+      const body = { ...(await epicV3Body(ctx, fields)), external_id: r.externalId }
+      return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Create', { body }))
+    }
+    delete fields.label_ids
+    return epicFromV4(await call<EpicV4>(ctx, 'epics.create', { body: { ...epicV4Body(fields), external_id: r.externalId } }))
+  },
+  async find(ctx, r) {
+    const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { query: { external_id: r.externalId, includes_description: true } })
+    return list[0] ? epicFromV3(list[0]) : null
+  },
+  async fetch(ctx, r) {
+    return epicFromV4(await call<EpicV4>(ctx, 'epics.get', { params: { id: num(r.entityId as EntityId) } }))
+  },
+  async update(ctx, r, fields) {
+    const id = num(r.entityId)
+    if ('label_ids' in fields) return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Update', { params: { id }, body: await epicV3Body(ctx, fields) }))
+    return epicFromV4(await call<EpicV4>(ctx, 'epics.update', { params: { id }, body: epicV4Body(fields) }))
+  },
+  async remove(ctx, r) {
+    // The user chose to delete it: archived or not (v4 refuses a live epic without force).
+    await call(ctx, 'epics.delete', { params: { id: num(r.entityId) }, query: { force: true } })
+  },
+}
+
+/** PATCH /epics/bulk: up to 100 epic updates in one request. Answers the epics as they are now. */
+export async function bulkUpdateEpics(ctx: RequestContext, items: { id: number; fields: Row }[]): Promise<Map<number, Row>> {
+  const body = { epics: items.map(({ id, fields }) => ({ id, ...epicV4Body(fields) })) }
+  const answer = await call<ListBody<EpicV4>>(ctx, 'epics.bulkUpdate', { body, query: { limit: 100 } })
+  return new Map(answer.entities.map((e) => [e.id, epicFromV4(e) as Row]))
+}
+
+/** The epics updated since `since` (newest first), as far as `maxPages` pages go; for conflict checks of many epics at once. */
+export async function epicsChangedSince(ctx: RequestContext, since: string, maxPages: number): Promise<{ rows: Map<number, Row>; coveredFrom: string | null }> {
+  const limit = Date.parse(since)
+  const { items, ended } = await walkList<EpicV4>(
+    ctx,
+    'epics.list',
+    { order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', limit: 100 },
+    (page) => page.length > 0 && Date.parse(page[page.length - 1].updated_at) >= limit,
+    maxPages,
+  )
+  const rows = new Map(items.map((e) => [e.id, epicFromV4(e) as Row]))
+  // Everything updated at or after coveredFrom was seen (null: everything was).
+  const coveredFrom = ended || items.length === 0 ? null : items[items.length - 1].updated_at
+  return { rows, coveredFrom }
+}
+
+const comment: KindRequests = {
+  createFields: ['text'],
+  async create(ctx, r) {
+    const epicId = num(r.params?.epic_id)
+    const parentId = r.params?.parent_id ?? null
+    const body = { text: r.payload.text, external_id: r.externalId }
+    const answer =
+      parentId === null
+        ? await call<ThreadedComment>(ctx, 'epicComments.create', { params: { epicId }, body })
+        : await call<ThreadedComment>(ctx, 'epicComments.reply', { params: { epicId, commentId: num(parentId) }, body })
+    return commentFromV3(answer, epicId, parentId === null ? null : num(parentId)) as unknown as Row
+  },
+  async find(ctx, r) {
+    const epicId = num(r.params?.epic_id)
+    const threads = await call<ThreadedComment[]>(ctx, 'epicComments.list', { params: { epicId } })
+    return (flattenComments(threads, epicId).find((c) => c.external_id === r.externalId) as unknown as Row | undefined) ?? null
+  },
+  async fetch(ctx, r) {
+    const c = await call<ThreadedComment>(ctx, 'epicComments.get', { params: { epicId: num(r.params?.epic_id), commentId: num(r.entityId) } })
+    if (c.deleted) throw new Gone('The comment was deleted.')
+    // The answer does not say which comment it replies to; the cache knows.
+    return { ...commentFromV3(c, num(r.params?.epic_id), null), parent_id: undefined }
+  },
+  async update(ctx, r, fields) {
+    const epicId = num(r.params?.epic_id)
+    const c = await call<ThreadedComment>(ctx, 'epicComments.update', { params: { epicId, commentId: num(r.entityId) }, body: { text: fields.text } })
+    return { ...commentFromV3(c, epicId, null), parent_id: undefined }
+  },
+  async remove(ctx, r) {
+    await call(ctx, 'epicComments.delete', { params: { epicId: num(r.params?.epic_id), commentId: num(r.entityId) } })
+  },
+}
+
+const health: KindRequests = {
+  createFields: ['status', 'text'],
+  async create(ctx, r) {
+    const epicId = num(r.params?.epic_id)
+    const answer = await call<HealthV3>(ctx, 'epicHealth.create', { params: { epicId }, body: { status: r.payload.status, text: r.payload.text ?? '' } })
+    return healthFromV3(answer, epicId) as unknown as Row
+  },
+  async find(ctx, r) {
+    const epicId = num(r.params?.epic_id)
+    const [history, me] = await Promise.all([call<HealthV3[]>(ctx, 'epicHealth.history', { params: { epicId } }), ctx.me()])
+    const list = history.filter((h) => h.id !== null).map((h) => healthFromV3(h, epicId))
+    const text = r.payload.text ?? ''
+    const found = await oldestUnclaimed(ctx, 'health', r, list, (h) => h.status === r.payload.status && h.text === text && h.author_id === me)
+    return (found as unknown as Row | null) ?? null
+  },
+}
+
+const doc: KindRequests = {
+  createFields: ['title', 'content_markdown'],
+  async create(ctx, r) {
+    const body = { title: r.payload.title, content: r.payload.content_markdown ?? '', content_format: 'markdown' }
+    return docFromV4(await call<DocV4>(ctx, 'documents.create', { body }))
+  },
+  async find(ctx, r) {
+    const me = await ctx.me()
+    const since = (r.sentAt ?? r.createdAt) - RECONCILE_WINDOW_MS
+    const { items } = await walkList<DocV4>(
+      ctx,
+      'documents.list',
+      { order_by: 'created_at', order_dir: 'desc', filter: 'include_archived', limit: 100 },
+      (page) => page.length > 0 && Date.parse(page[page.length - 1].created_at) >= since,
+    )
+    const markdown = r.payload.content_markdown ?? ''
+    const found = await oldestUnclaimed(
+      ctx,
+      'doc',
+      r,
+      items,
+      (d) => d.title === r.payload.title && (d.content_markdown ?? '') === markdown && (d.creator?.id ?? null) === me,
+    )
+    return found ? docFromV4(found) : null
+  },
+  async fetch(ctx, r) {
+    return docFromV4(await call<DocV4>(ctx, 'documents.get', { params: { id: r.entityId }, query: { content_format: 'markdown' } }))
+  },
+  async update(ctx, r, fields) {
+    const body: Row = { content_format: 'markdown' }
+    if (fields.title !== undefined) body.title = fields.title
+    if (fields.content_markdown !== undefined) body.content = fields.content_markdown
+    const row = docFromV3(await call<DocV3>(ctx, 'documents.update', { params: { id: r.entityId }, body }))
+    if (fields.content_markdown !== undefined) {
+      // v3 answers one content form; the HTML the cache shows comes from the service's own rendering.
+      row.content_html = await call<DocV4>(ctx, 'documents.get', { params: { id: r.entityId }, query: { content_format: 'html' } })
+        .then((d) => d.content_html ?? '')
+        .catch(() => '')
+    }
+    return row
+  },
+  async remove(ctx, r) {
+    await call(ctx, 'documents.delete', { params: { id: r.entityId } })
+  },
+}
+
+const docEpic: KindRequests = {
+  createFields: [],
+  idempotentCreate: true,
+  async create(ctx, r) {
+    const { doc_id, epic_id } = splitLinkId(r.entityId)
+    await call(ctx, 'documentEpics.link', { params: { docId: doc_id, epicId: num(epic_id) } })
+    return { doc_id, epic_id }
+  },
+  async remove(ctx, r) {
+    const { doc_id, epic_id } = splitLinkId(r.entityId)
+    await call(ctx, 'documentEpics.unlink', { params: { docId: doc_id, epicId: num(epic_id) } })
+  },
+}
+
+const file: KindRequests = {
+  createFields: ['name', 'size', 'content_type'],
+  async create(ctx, r) {
+    if (!r.staged) throw new LocalFailure('The file to upload was not kept; drop it again.')
+    const name = String(r.payload.name ?? r.staged.name)
+    const answer = await ctx.transport.upload<UploadedFileV3[]>([{ path: r.staged.path, name }], { lane: LANE })
+    return fileFromV3(answer[0]) as unknown as Row
+  },
+  async find(ctx, r) {
+    const [list, me] = await Promise.all([call<UploadedFileV3[]>(ctx, 'files.list'), ctx.me()])
+    const name = String(r.payload.name ?? r.staged?.name)
+    const size = r.staged?.size ?? r.payload.size
+    const found = await oldestUnclaimed(ctx, 'file', r, list, (f) => f.name === name && f.size === size && f.uploader_id === me)
+    return found ? (fileFromV3(found) as unknown as Row) : null
+  },
+  async fetch(ctx, r) {
+    return fileFromV3(await call<UploadedFileV3>(ctx, 'files.get', { params: { id: num(r.entityId) } })) as unknown as Row
+  },
+  async update(ctx, r, fields) {
+    const body = pick(fields, ['name', 'description'])
+    if (body.description === null) body.description = ''
+    return fileFromV3(await call<UploadedFileV3>(ctx, 'files.update', { params: { id: num(r.entityId) }, body })) as unknown as Row
+  },
+  async remove(ctx, r) {
+    await call(ctx, 'files.delete', { params: { id: num(r.entityId) } })
+  },
+}
+
+const LINKED_FILE_FIELDS = ['name', 'type', 'url', 'description', 'content_type', 'size', 'thumbnail_url'] as const
+
+const linkedFile: KindRequests = {
+  createFields: LINKED_FILE_FIELDS,
+  async create(ctx, r) {
+    const body = withoutNulls(pick(r.payload, LINKED_FILE_FIELDS))
+    return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.create', { body })) as unknown as Row
+  },
+  async find(ctx, r) {
+    const [list, me] = await Promise.all([call<LinkedFileV3[]>(ctx, 'linkedFiles.list'), ctx.me()])
+    const p = r.payload
+    const found = await oldestUnclaimed(ctx, 'linkedFile', r, list, (f) => f.name === p.name && f.url === p.url && f.type === p.type && f.uploader_id === me)
+    return found ? (linkedFileFromV3(found) as unknown as Row) : null
+  },
+  async fetch(ctx, r) {
+    return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.get', { params: { id: num(r.entityId) } })) as unknown as Row
+  },
+  async update(ctx, r, fields) {
+    const body = pick(fields, LINKED_FILE_FIELDS)
+    for (const k of ['description', 'content_type', 'thumbnail_url'] as const) if (body[k] === null) body[k] = ''
+    if (body.size === null) delete body.size
+    return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.update', { params: { id: num(r.entityId) }, body })) as unknown as Row
+  },
+  async remove(ctx, r) {
+    await call(ctx, 'linkedFiles.delete', { params: { id: num(r.entityId) } })
+  },
+}
+
+const category: KindRequests = {
+  createFields: ['name', 'color'],
+  async create(ctx, r) {
+    const body = { ...withoutNulls(pick(r.payload, ['name', 'color'])), external_id: r.externalId }
+    return categoryFromV4(await call<CategoryV4>(ctx, 'categories.create', { body })) as unknown as Row
+  },
+  async find(ctx, r) {
+    const { items } = await walkList<CategoryV4>(ctx, 'categories.list', { filter: 'include_archived', limit: 100 })
+    const found = items.find((c) => c.external_id === r.externalId)
+    return found ? (categoryFromV4(found) as unknown as Row) : null
+  },
+  async fetch(ctx, r) {
+    return categoryFromV4(await call<CategoryV4>(ctx, 'categories.get', { params: { id: num(r.entityId) } })) as unknown as Row
+  },
+  async update(ctx, r, fields) {
+    const body = pick(fields, ['name', 'color', 'archived'])
+    return categoryFromV4(await call<CategoryV4>(ctx, 'categories.update', { params: { id: num(r.entityId) }, body })) as unknown as Row
+  },
+  async remove(ctx, r) {
+    await call(ctx, 'categories.delete', { params: { id: num(r.entityId) } })
+  },
+}
+
+async function objectiveBody(ctx: RequestContext, fields: Row): Promise<Row> {
+  const body: Row = {}
+  for (const [k, v] of Object.entries(fields)) {
+    if (k === 'category_ids') body.categories = await categoryParams(ctx, v as EntityId[])
+    else if (v !== null && v !== undefined) body[k] = v
+  }
+  return body
+}
+
+const objective: KindRequests = {
+  createFields: ['name', 'description', 'state', 'category_ids'],
+  async create(ctx, r) {
+    const body = await objectiveBody(ctx, pick(r.payload, ['name', 'description', 'state', 'category_ids']))
+    return objectiveFromV3(await call<ObjectiveV3>(ctx, 'objectives.create', { body })) as unknown as Row
+  },
+  async find(ctx, r) {
+    const list = await call<ObjectiveV3[]>(ctx, 'objectives.list')
+    const description = r.payload.description ?? ''
+    const found = await oldestUnclaimed(ctx, 'objective', r, list, (o) => o.name === r.payload.name && o.description === description)
+    return found ? (objectiveFromV3(found) as unknown as Row) : null
+  },
+  async fetch(ctx, r) {
+    return objectiveFromV3(await call<ObjectiveV3>(ctx, 'objectives.get', { params: { id: num(r.entityId) } })) as unknown as Row
+  },
+  async update(ctx, r, fields) {
+    const body = await objectiveBody(ctx, fields)
+    return objectiveFromV3(await call<ObjectiveV3>(ctx, 'objectives.update', { params: { id: num(r.entityId) }, body })) as unknown as Row
+  },
+  async remove(ctx, r) {
+    await call(ctx, 'objectives.delete', { params: { id: num(r.entityId) } })
+  },
+}
+
+export const REQUESTS: Record<WritableKind, KindRequests> = { epic, comment, health, doc, docEpic, file, linkedFile, category, objective }
+
+/** A field name of the service's error (`epics[3].team_ids`, `content`) as the payload's field. */
+export function payloadField(serviceField: string): string {
+  const field = serviceField.replace(/^[a-z_]+\[\d+\]\./, '').replace(/\[\d+\]$/, '')
+  const renamed: Record<string, string> = { team_ids: 'group_ids', labels: 'label_ids', content: 'content_markdown', categories: 'category_ids' }
+  return renamed[field] ?? field
+}
+

@@ -1,0 +1,193 @@
+// What the UI reads: confirmed server rows with the local, not yet confirmed
+// changes laid over them. An entity created offline appears under its local id
+// (`local:<uuid>`), one deleted offline vanishes, an edited one shows the edit.
+//
+// Every read here is a plain async function over Dexie calls only, so it can
+// run inside `liveQuery(() => mergedEpics(db))` and re-run when the cache,
+// the overlay or the id map change.
+//
+// The overlay row of an entity is always derived from the outbox records still
+// queued for it (`rebuildOverlay`): confirming, discarding or resolving a record
+// recomputes it, so a rolled-back field shows the server's value again.
+import type { Collection, IndexableType } from 'dexie'
+import type { OutpostDb } from './db.ts'
+import { withResolvedId } from './outbox/ids.ts'
+import { draftEntity, rowId, tableKey, tableOf } from './outbox/kinds.ts'
+import type {
+  CachedCategory,
+  CachedComment,
+  CachedDoc,
+  CachedDocEpic,
+  CachedEpic,
+  CachedFile,
+  CachedHealth,
+  CachedLinkedFile,
+  CachedObjective,
+  EntityId,
+  EntityKind,
+  OutboxRecord,
+  OverlayRow,
+} from './types.ts'
+
+/** One row with its overlay: undefined when deleted locally (or when only a patch is left of a row the cache lost). */
+export function applyOverlay<T>(row: T | undefined, overlay: OverlayRow | undefined): T | undefined {
+  if (!overlay) return row
+  if (overlay.deleted) return undefined
+  if (overlay.created) return overlay.patch as T
+  if (row === undefined) return undefined
+  return { ...row, ...overlay.patch }
+}
+
+export interface MergedOptions<T> {
+  /** Narrow the server rows by an index whose value local changes never alter (a comment's epic_id). */
+  where?: { index: string; value: IndexableType }
+  /** Keep only the merged rows that pass. */
+  filter?: (row: T) => boolean
+}
+
+/** Every entity of a kind as the user sees it. */
+export function merged<T>(db: OutpostDb, kind: EntityKind, options: MergedOptions<T> = {}): Promise<T[]> {
+  const table = tableOf(db, kind)
+  const where = options.where
+  const source: Collection<T> = where ? table.where(where.index).equals(where.value) : table.toCollection()
+  // Both reads start now, in the caller's live-query scope.
+  return Promise.all([source.toArray(), db.overlay.where('kind').equals(kind).toArray()]).then(([rows, overlays]) => {
+    const byId = new Map(overlays.map((o) => [o.id, o]))
+    const out: T[] = []
+    const keep = (row: T | undefined) => {
+      if (row !== undefined && (!options.filter || options.filter(row))) out.push(row)
+    }
+    for (const row of rows) {
+      const id = rowId(kind, row as Record<string, unknown>)
+      keep(applyOverlay(row, byId.get(id)))
+      byId.delete(id)
+    }
+    for (const o of byId.values()) {
+      if (!o.created || o.deleted) continue
+      if (where && (o.patch as Record<string, unknown>)[where.index] !== where.value) continue
+      keep(o.patch as T)
+    }
+    return out
+  })
+}
+
+/** One entity as the user sees it; a local id that has since been confirmed finds the entity under its service id. */
+export function mergedOne<T>(db: OutpostDb, kind: EntityKind, id: EntityId): Promise<T | undefined> {
+  const read = (resolved: EntityId) => {
+    const key = String(resolved)
+    // Both reads start now, in the caller's live-query scope.
+    const row = tableOf(db, kind).get(tableKey(kind, key) as IndexableType) as Promise<T | undefined>
+    const overlay = db.overlay.get([kind, key])
+    return Promise.all([row, overlay]).then(([r, o]) => applyOverlay(r, o))
+  }
+  return kind === 'docEpic' ? read(id) : withResolvedId(db, kind, id, read)
+}
+
+// ---- the reads the UI uses ----
+// None awaits anything before its reads start, so each works inside
+// `liveQuery(() => ...)` as well as `liveQuery(async () => ...)`.
+
+export const mergedEpics = (db: OutpostDb, options: { archived?: boolean } = {}) =>
+  merged<CachedEpic>(db, 'epic', { filter: options.archived === undefined ? undefined : (e) => e.archived === options.archived })
+export const mergedEpic = (db: OutpostDb, id: EntityId) => mergedOne<CachedEpic>(db, 'epic', id)
+
+/** The comments of an epic, replies included (each knows its parent_id), oldest first. */
+export function mergedComments(db: OutpostDb, epicId: EntityId): Promise<CachedComment[]> {
+  return withResolvedId(db, 'epic', epicId, (id) =>
+    merged<CachedComment>(db, 'comment', { where: { index: 'epic_id', value: id as IndexableType } }).then((list) =>
+      list.sort((a, b) => a.created_at.localeCompare(b.created_at)),
+    ),
+  )
+}
+
+/** The health history of an epic, newest first (the first is the current one). */
+export function mergedHealth(db: OutpostDb, epicId: EntityId): Promise<CachedHealth[]> {
+  return withResolvedId(db, 'epic', epicId, (id) =>
+    merged<CachedHealth>(db, 'health', { where: { index: 'epic_id', value: id as IndexableType } }).then((list) =>
+      list.sort((a, b) => b.created_at.localeCompare(a.created_at)),
+    ),
+  )
+}
+
+export const mergedDocs = (db: OutpostDb) => merged<CachedDoc>(db, 'doc')
+export const mergedDoc = (db: OutpostDb, id: EntityId) => mergedOne<CachedDoc>(db, 'doc', id)
+
+/** Doc-epic links, of one doc or of one epic. */
+export function mergedDocEpics(db: OutpostDb, of: { docId?: EntityId; epicId?: EntityId }): Promise<CachedDocEpic[]> {
+  const links = (docId: EntityId | undefined, epicId: EntityId | undefined) => {
+    const where = docId !== undefined ? { index: 'doc_id', value: docId } : epicId !== undefined ? { index: 'epic_id', value: epicId } : undefined
+    return merged<CachedDocEpic>(db, 'docEpic', {
+      where: where as MergedOptions<CachedDocEpic>['where'],
+      filter: (l) => (docId === undefined || l.doc_id === docId) && (epicId === undefined || l.epic_id === epicId),
+    })
+  }
+  if (of.docId !== undefined) {
+    const docId = of.docId
+    return withResolvedId(db, 'doc', docId, (doc) => (of.epicId === undefined ? links(doc, undefined) : withResolvedId(db, 'epic', of.epicId, (epic) => links(doc, epic))))
+  }
+  if (of.epicId !== undefined) return withResolvedId(db, 'epic', of.epicId, (epic) => links(undefined, epic))
+  return links(undefined, undefined)
+}
+
+export const mergedFiles = (db: OutpostDb) => merged<CachedFile>(db, 'file')
+export const mergedFile = (db: OutpostDb, id: EntityId) => mergedOne<CachedFile>(db, 'file', id)
+export const mergedLinkedFiles = (db: OutpostDb) => merged<CachedLinkedFile>(db, 'linkedFile')
+export const mergedLinkedFile = (db: OutpostDb, id: EntityId) => mergedOne<CachedLinkedFile>(db, 'linkedFile', id)
+export const mergedCategories = (db: OutpostDb) => merged<CachedCategory>(db, 'category')
+export const mergedCategory = (db: OutpostDb, id: EntityId) => mergedOne<CachedCategory>(db, 'category', id)
+export const mergedObjectives = (db: OutpostDb) => merged<CachedObjective>(db, 'objective')
+export const mergedObjective = (db: OutpostDb, id: EntityId) => mergedOne<CachedObjective>(db, 'objective', id)
+
+/** The local state of one entity: whether it has unconfirmed changes, and which fields. */
+export function overlayOf(db: OutpostDb, kind: EntityKind, id: EntityId): Promise<OverlayRow | undefined> {
+  const read = (resolved: EntityId) => db.overlay.get([kind, String(resolved)])
+  return kind === 'docEpic' ? read(id) : withResolvedId(db, kind, id, read)
+}
+
+// ---- overlay writes (inside the outbox's transactions) ----
+
+/** The member the token belongs to, once replay has asked the service (an offline create shows them as author). */
+export async function currentMemberId(db: OutpostDb): Promise<string | null> {
+  const row = await db.meta.get('outbox:me')
+  return (row?.value as string | undefined) ?? null
+}
+
+/**
+ * Recomputes an entity's overlay row from the records still queued for it, in
+ * order: a create gives the whole entity, updates lay their fields over it (or
+ * over the server row), a delete hides it. No records, no overlay. Call inside
+ * a transaction that covers `outbox`, `overlay` and `meta`.
+ */
+export async function rebuildOverlay(db: OutpostDb, kind: EntityKind, id: string, now: number): Promise<void> {
+  const records = (await db.outbox.where('[kind+entityId]').equals([kind, id]).toArray()).sort((a, b) => a.seq! - b.seq!)
+  if (records.length === 0) {
+    await db.overlay.delete([kind, id])
+    return
+  }
+  const me = await currentMemberId(db)
+  let patch: Record<string, unknown> = {}
+  let created = false
+  let deleted = false
+  for (const r of records) {
+    if (r.op === 'create') {
+      created = true
+      patch = draftEntity(kind, id, r.payload, r.params ?? {}, { now: r.createdAt, me, externalId: r.externalId })
+    } else if (r.op === 'update') {
+      patch = { ...patch, ...r.payload }
+    } else if (r.op === 'delete') {
+      deleted = true
+    }
+  }
+  await db.overlay.put({ kind, id, patch, created, deleted, updatedAt: now })
+}
+
+/** Rebuilds the overlay of every entity the given records write. */
+export async function rebuildOverlays(db: OutpostDb, records: Pick<OutboxRecord, 'kind' | 'entityId'>[], now: number): Promise<void> {
+  const seen = new Set<string>()
+  for (const r of records) {
+    const key = `${r.kind}\u0000${r.entityId}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    await rebuildOverlay(db, r.kind, r.entityId, now)
+  }
+}

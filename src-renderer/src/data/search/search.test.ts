@@ -1,0 +1,364 @@
+import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
+import { afterEach, describe, expect, it } from 'vitest'
+import { OutpostDb } from '../db.ts'
+import type { CachedComment, CachedDoc, CachedEpic, CachedFile, OverlayRow } from '../types.ts'
+import { createSearch, type LocalSearch } from './index.ts'
+
+let opened: { db: OutpostDb; search?: LocalSearch }[] = []
+let dbCount = 0
+
+function openDb(name = `search-test-${++dbCount}`): OutpostDb {
+  const db = new OutpostDb(name, { indexedDB, IDBKeyRange })
+  opened.push({ db })
+  return db
+}
+
+function start(db: OutpostDb, options?: Parameters<typeof createSearch>[1]): LocalSearch {
+  const search = createSearch(db, options)
+  opened.push({ db, search })
+  return search
+}
+
+afterEach(async () => {
+  for (const { db, search } of opened) {
+    search?.dispose()
+    db.close()
+  }
+  opened = []
+})
+
+let clock = 0
+const stamp = () => new Date(Date.UTC(2025, 0, 1) + ++clock * 1000).toISOString()
+
+function epic(id: number, name: string, description = '', more: Partial<CachedEpic> = {}): CachedEpic {
+  return {
+    id, name, description, archived: false, epic_state_id: 1, started: false, completed: false, started_at: null,
+    completed_at: null, deadline: null, planned_start_date: null, owner_ids: [], follower_ids: [], group_ids: [],
+    objective_ids: [], label_ids: [], requested_by_id: null, external_id: null, position: id, app_url: '',
+    created_at: stamp(), updated_at: stamp(), ...more,
+  }
+}
+
+function doc(id: string, title: string, content_markdown: string): CachedDoc {
+  return { id, title, content_markdown, content_html: '', archived: false, creator_id: null, created_at: stamp(), updated_at: stamp() }
+}
+
+function comment(id: number, epic_id: number, text: string, deleted = false): CachedComment {
+  return { id, epic_id, parent_id: null, author_id: null, text, deleted, external_id: null, created_at: stamp(), updated_at: stamp() }
+}
+
+function file(id: number, name: string, description: string | null): CachedFile {
+  return {
+    id, name, description, content_type: 'application/pdf', size: 1, url: '', thumbnail_url: null, story_ids: [],
+    uploader_id: null, external_id: null, created_at: stamp(), updated_at: stamp(),
+  }
+}
+
+function overlay(kind: OverlayRow['kind'], id: string, patch: Record<string, unknown>, flags: Partial<OverlayRow> = {}): OverlayRow {
+  return { kind, id, patch, created: false, deleted: false, updatedAt: ++clock, ...flags }
+}
+
+const ids = (search: LocalSearch, text: string, options?: Parameters<LocalSearch['query']>[1]) =>
+  search.query(text, options).map((r) => `${r.kind}:${r.id}`)
+
+async function seeded(): Promise<{ db: OutpostDb; search: LocalSearch }> {
+  const db = openDb()
+  await db.epics.bulkPut([
+    epic(1, 'Design system tokens', 'Colours, spacing and type as tokens shared by web and desktop.'),
+    epic(2, 'Billing export', 'Export invoices to CSV for the finance team.'),
+    epic(3, 'Dashboard performance', 'The dashboard takes four seconds to load with many widgets.'),
+    epic(4, 'Onboarding checklist', 'A checklist that guides new members through their first week.'),
+  ])
+  await db.docs.bulkPut([
+    doc('d-1', 'Release process', '# Release process\n\nEvery **release** is tagged. See [the runbook](https://wiki.example.com/runbook).\n\n- Build\n- Sign\n- Publish'),
+  ])
+  await db.epicComments.bulkPut([comment(10, 2, 'Finance asked for a quarterly summary as well.')])
+  await db.files.bulkPut([file(20, 'invoice-template.pdf', 'The invoice layout finance signed off')])
+  const search = start(db)
+  await search.ready
+  return { db, search }
+}
+
+describe('local search', () => {
+  it('finds by prefix, in titles and bodies', async () => {
+    const { search } = await seeded()
+    expect(ids(search, 'desi')).toEqual(['epic:1'])
+    expect(ids(search, 'Dash')).toEqual(['epic:3'])
+    expect(ids(search, 'widg')).toEqual(['epic:3'])
+    expect(ids(search, 'runbook')).toEqual(['doc:d-1'])
+    expect(ids(search, 'design tok')).toEqual(['epic:1'])
+  })
+
+  it('answers a single letter from titles, shorter titles first', async () => {
+    const { search } = await seeded()
+    expect(ids(search, 'd')).toEqual(['epic:1', 'epic:3'])
+    expect(ids(search, 'design t')).toEqual(['epic:1'])
+    expect(ids(search, 'design x')).toEqual([])
+    expect(ids(search, 'p t')).toEqual(['file:20'])
+  })
+
+  it('finds despite a typo', async () => {
+    const { search } = await seeded()
+    expect(ids(search, 'dashbord')).toEqual(['epic:3'])
+    expect(ids(search, 'onbaording')).toEqual(['epic:4'])
+    expect(ids(search, 'invoces')).toContain('epic:2')
+  })
+
+  it('answers with kind, id, title, snippet and score', async () => {
+    const { search } = await seeded()
+    const [hit] = search.query('widgets')
+    expect(hit).toMatchObject({ kind: 'epic', id: 3, title: 'Dashboard performance', archived: false })
+    expect(hit.snippet).toContain('widgets')
+    expect(hit.score).toBeGreaterThan(0)
+    const [release] = search.query('runbook')
+    // Markdown marks and link targets are not shown in snippets.
+    expect(release.snippet).not.toContain('https')
+    expect(release.snippet).not.toContain('**')
+    expect(search.query('wiki')).toEqual([])
+  })
+
+  it('ranks the exact title first, then titles that start with the query, then title words, then bodies', async () => {
+    const db = openDb()
+    await db.epics.bulkPut([
+      epic(1, 'Research notes', 'search search search search: the body says it many times'),
+      epic(2, 'Offline search'),
+      epic(3, 'Search filters'),
+      epic(4, 'Search'),
+      epic(5, 'Unrelated', 'a search in the description only'),
+    ])
+    const search = start(db)
+    await search.ready
+    const ranked = ids(search, 'search')
+    expect(ranked.slice(0, 3)).toEqual(['epic:4', 'epic:3', 'epic:2'])
+    expect(new Set(ranked.slice(3))).toEqual(new Set(['epic:1', 'epic:5']))
+    // Scores follow the order.
+    const scores = search.query('search').map((r) => r.score)
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores)
+    expect(ids(search, 'search fil')[0]).toBe('epic:3')
+    expect(ids(search, 'search', { limit: 2 })).toEqual(['epic:4', 'epic:3'])
+  })
+
+  it('ranks archived entities after live ones of the same tier', async () => {
+    const db = openDb()
+    await db.epics.bulkPut([epic(1, 'Roadmap 2024', '', { archived: true }), epic(2, 'Roadmap 2025')])
+    const search = start(db)
+    await search.ready
+    const results = search.query('roadmap')
+    expect(results.map((r) => r.id)).toEqual([2, 1])
+    expect(results[1].archived).toBe(true)
+  })
+
+  it('filters by kind', async () => {
+    const { search } = await seeded()
+    expect(new Set(ids(search, 'finance'))).toEqual(new Set(['epic:2', 'comment:10', 'file:20']))
+    expect(ids(search, 'finance', { kinds: ['comment'] })).toEqual(['comment:10'])
+    expect(ids(search, 'finance', { kinds: ['file', 'doc'] })).toEqual(['file:20'])
+    expect(ids(search, 'release', { kinds: ['doc'] })).toEqual(['doc:d-1'])
+    expect(ids(search, 'release', { kinds: ['epic'] })).toEqual([])
+  })
+
+  it("titles a comment with its epic's name and says which epic", async () => {
+    const { search } = await seeded()
+    const [hit] = search.query('quarterly')
+    expect(hit).toMatchObject({ kind: 'comment', id: 10, title: 'Billing export', epicId: 2 })
+    expect(hit.snippet).toContain('quarterly summary')
+  })
+
+  it('answers nothing to an empty query', async () => {
+    const { search } = await seeded()
+    expect(search.query('')).toEqual([])
+    expect(search.query('  -- ')).toEqual([])
+  })
+
+  it('normalises case and accents', async () => {
+    const db = openDb()
+    await db.epics.bulkPut([epic(1, 'Café menu', 'Crème brûlée for Zoë')])
+    const search = start(db)
+    await search.ready
+    expect(ids(search, 'cafe')).toEqual(['epic:1'])
+    expect(ids(search, 'CREME brulee')).toEqual(['epic:1'])
+    expect(ids(search, 'zoë')).toEqual(['epic:1'])
+  })
+})
+
+describe('incremental updates', () => {
+  it('reflects rows added, updated and deleted after the build', async () => {
+    const { db, search } = await seeded()
+    await db.epics.put(epic(5, 'Keyboard shortcuts', 'Every action has one.'))
+    await search.settled()
+    expect(ids(search, 'keyboard')).toEqual(['epic:5'])
+
+    await db.epics.update(5, { name: 'Hotkeys', updated_at: stamp() })
+    await search.settled()
+    expect(ids(search, 'keyboard')).toEqual([])
+    expect(ids(search, 'hotkeys')).toEqual(['epic:5'])
+
+    await db.epics.delete(5)
+    await search.settled()
+    expect(ids(search, 'hotkeys')).toEqual([])
+
+    await db.docs.update('d-1', { content_markdown: 'Now about **canary** builds', updated_at: stamp() })
+    await db.epicComments.update(10, { deleted: true, updated_at: stamp() })
+    await search.settled()
+    expect(ids(search, 'canary')).toEqual(['doc:d-1'])
+    expect(ids(search, 'runbook')).toEqual([])
+    expect(ids(search, 'quarterly')).toEqual([])
+  })
+
+  it('follows bulk writes that name no keys: big pages, range deletes, clear', async () => {
+    const { db, search } = await seeded()
+    // 50 rows or more: Dexie reports only "the table changed", the index rescans it.
+    await db.epics.bulkPut(Array.from({ length: 120 }, (_, i) => epic(100 + i, `Telemetry probe ${i}`)))
+    await db.epics.bulkPut(Array.from({ length: 60 }, (_, i) => ({ ...epic(1, 'x'), id: 300 + i, name: `Widget ${i}` })))
+    await search.settled()
+    expect(search.query('telemetry', { limit: 500 })).toHaveLength(120)
+    expect(ids(search, 'telemetry probe 7')).toContain('epic:107')
+
+    await db.epics.bulkPut(Array.from({ length: 120 }, (_, i) => ({ ...epic(100 + i, `Observability probe ${i}`) })))
+    await search.settled()
+    expect(search.query('telemetry')).toEqual([])
+    expect(search.query('observability', { limit: 500 })).toHaveLength(120)
+
+    await db.epics.where('id').between(100, 160, true, false).delete()
+    await search.settled()
+    expect(search.query('observability', { limit: 500 })).toHaveLength(60)
+
+    await db.epics.clear()
+    await search.settled()
+    expect(search.query('observability')).toEqual([])
+    expect(search.query('dashboard')).toEqual([])
+    expect(ids(search, 'release')).toEqual(['doc:d-1'])
+  })
+
+  it('picks up a doc whose markdown arrives after its row, under the same updated_at', async () => {
+    const db = openDb()
+    const search = start(db)
+    await search.ready
+    const rows = Array.from({ length: 60 }, (_, i) => doc(`d-${i}`, `Spec ${i}`, ''))
+    await db.docs.bulkPut(rows)
+    await search.settled()
+    await db.docs.bulkPut(rows.map((row, i) => ({ ...row, content_markdown: i === 7 ? 'The **quokka** protocol' : 'Body' })))
+    await search.settled()
+    expect(ids(search, 'quokka')).toEqual(['doc:d-7'])
+  })
+
+  it('keeps changes made while the index is being built', async () => {
+    const db = openDb()
+    await db.epics.bulkPut(Array.from({ length: 2000 }, (_, i) => epic(i + 1, `Item ${i + 1}`)))
+    const search = start(db, { sliceMs: 0.01 })
+    await db.epics.put(epic(1, 'Renamed while building'))
+    await db.epics.put(epic(5000, 'Added while building'))
+    await db.epics.delete(1999)
+    await search.ready
+    await search.settled()
+    expect(ids(search, 'building')).toEqual(expect.arrayContaining(['epic:1', 'epic:5000']))
+    expect(ids(search, 'item 1999')).not.toContain('epic:1999')
+    expect(search.stats().documents).toBe(2000)
+  })
+
+  it('sees writes made through another connection to the same database (another window)', async () => {
+    const { db, search } = await seeded()
+    const other = openDb(db.name)
+    await other.epics.put(epic(7, 'Written elsewhere'))
+    await search.settled()
+    expect(ids(search, 'elsewhere')).toEqual(['epic:7'])
+  })
+
+  it('ignores other databases', async () => {
+    const { search } = await seeded()
+    const other = openDb()
+    await other.epics.put(epic(7, 'Another workspace'))
+    await search.settled()
+    expect(ids(search, 'workspace')).toEqual([])
+  })
+
+  it('bumps its version on changes, and stops following after dispose', async () => {
+    const { db, search } = await seeded()
+    const versions: number[] = []
+    const unsubscribe = search.version.subscribe((v) => versions.push(v))
+    await db.epics.put(epic(8, 'Versioned'))
+    await search.settled()
+    expect(versions.length).toBeGreaterThan(1)
+    unsubscribe()
+    search.dispose()
+    await db.epics.put(epic(9, 'After dispose'))
+    await search.settled()
+    expect(search.query('dispose')).toEqual([])
+  })
+})
+
+describe('overlay (offline changes)', () => {
+  it('finds entities created offline, edited offline, and hides those deleted offline', async () => {
+    const { db, search } = await seeded()
+    await db.overlay.put(overlay('epic', 'local:abc', { name: 'Offline draft', description: 'Typed on a plane' }, { created: true }))
+    await db.overlay.put(overlay('epic', '2', { name: 'Billing exports v2' }))
+    await db.overlay.put(overlay('epic', '3', {}, { deleted: true }))
+    await db.overlay.put(overlay('comment', 'local:c1', { text: 'A comment from the train', epic_id: 1 }, { created: true }))
+    await search.settled()
+    expect(search.query('plane')[0]).toMatchObject({ kind: 'epic', id: 'local:abc', title: 'Offline draft' })
+    expect(search.query('exports v2')[0]).toMatchObject({ id: 2, title: 'Billing exports v2' })
+    expect(ids(search, 'dashboard')).toEqual([])
+    expect(search.query('train')[0]).toMatchObject({ kind: 'comment', id: 'local:c1', title: 'Design system tokens', epicId: 1 })
+
+    // Confirmed: the overlay rows go, the server rows arrive under the server ids.
+    await db.transaction('rw', db.overlay, db.epics, async () => {
+      await db.overlay.bulkDelete([['epic', 'local:abc'], ['epic', '2'], ['epic', '3']])
+      await db.epics.put(epic(6, 'Offline draft', 'Typed on a plane'))
+    })
+    await search.settled()
+    expect(ids(search, 'plane')).toEqual(['epic:6'])
+    expect(ids(search, 'billing')).toEqual(['epic:2'])
+    expect(search.query('billing')[0].title).toBe('Billing export')
+    expect(ids(search, 'dashboard')).toEqual(['epic:3'])
+  })
+
+  it('applies overlay rows present when the index is built', async () => {
+    const db = openDb()
+    await db.epics.bulkPut([epic(1, 'Server name'), epic(2, 'Going away')])
+    await db.overlay.bulkPut([
+      overlay('epic', '1', { name: 'Local name' }),
+      overlay('epic', '2', {}, { deleted: true }),
+      overlay('doc', 'local:d', { title: 'Offline doc', content_markdown: 'About *otters*' }, { created: true }),
+      overlay('label', '5', { name: 'Local label' }),
+    ])
+    const search = start(db)
+    await search.ready
+    expect(ids(search, 'local')).toEqual(['epic:1'])
+    expect(ids(search, 'server')).toEqual([])
+    expect(ids(search, 'going')).toEqual([])
+    expect(ids(search, 'otters')).toEqual(['doc:local:d'])
+  })
+
+  it('follows overlay changes that name no keys', async () => {
+    const { db, search } = await seeded()
+    await db.overlay.bulkPut(Array.from({ length: 60 }, (_, i) => overlay('epic', `local:${i}`, { name: `Sketch ${i}` }, { created: true })))
+    await search.settled()
+    expect(search.query('sketch', { limit: 100 })).toHaveLength(60)
+    await db.overlay.clear()
+    await search.settled()
+    expect(search.query('sketch')).toEqual([])
+  })
+})
+
+describe('building', () => {
+  it('indexes the cache in slices and reports them', async () => {
+    const db = openDb()
+    await db.epics.bulkPut(Array.from({ length: 300 }, (_, i) => epic(i + 1, `Epic ${i + 1}`)))
+    const search = start(db, { sliceMs: 0.01 })
+    await search.ready
+    const stats = search.stats()
+    expect(stats).toMatchObject({ documents: 300, building: false })
+    expect(stats.slices).toBeGreaterThan(10)
+    expect(ids(search, 'epic 300')[0]).toBe('epic:300')
+  })
+
+  it('reports a failed build through ready and onError', async () => {
+    const db = openDb()
+    await db.open()
+    db.close()
+    const errors: unknown[] = []
+    const search = start(db, { onError: (e) => errors.push(e) })
+    await expect(search.ready).rejects.toThrow()
+    expect(errors).toHaveLength(1)
+  })
+})

@@ -1,0 +1,429 @@
+// Local search: a full-text index (MiniSearch) over epics, docs, files, linked
+// files and epic comments as the UI shows them (cache + overlay). It is built
+// from the cache when the window opens, in slices that keep the main thread
+// free, and then follows every committed write to those tables (changes.ts).
+// It lives in memory only: a serialised copy read back would be one task of
+// more than half a second that cannot be sliced (MiniSearch.loadJSON; 13 MB
+// for the benchmark's cache), where the rebuild runs in ~8 ms slices, and a
+// copy on disk could be stale.
+import MiniSearch from 'minisearch'
+import type { IndexableType } from 'dexie'
+import type { OutpostDb } from '../db.ts'
+import { typedId } from '../outbox/kinds.ts'
+import type { EntityId, OverlayRow } from '../types.ts'
+import {
+  SEARCH_KINDS,
+  TABLE_OF,
+  documentKey,
+  entityState,
+  isSearchKind,
+  readEntities,
+  type EntityState,
+  type SearchDocument,
+  type SearchKind,
+} from './documents.ts'
+import { emptyChangeSet, isEmpty, mergeChanges, parseOverlayKey, watchChanges, type ChangeSet } from './changes.ts'
+import { Slicer } from './slices.ts'
+import { isBodyTerm, isStopWord, normaliseTerm, snippet, terms, tokenize } from './text.ts'
+
+export type { SearchKind } from './documents.ts'
+
+export interface SearchResult {
+  kind: SearchKind
+  id: EntityId
+  /** The entity's title; for a comment, the title of its epic. */
+  title: string
+  /** A short piece of the body around the first match (or its start). */
+  snippet?: string
+  /** Higher first: the whole part is the title tier (3 exact, 2 starts with, 1 every word prefixes a title word, 0 elsewhere), the fraction the relevance. */
+  score: number
+  archived: boolean
+  /** For a comment: its epic. */
+  epicId?: EntityId
+}
+
+export interface QueryOptions {
+  /** Only these kinds (default: all). */
+  kinds?: readonly SearchKind[]
+  /** At most this many results (default 20). */
+  limit?: number
+}
+
+export interface SearchStats {
+  documents: number
+  building: boolean
+  /** Time from createSearch to the index holding the whole cache, in ms. */
+  buildMs: number
+  /** Longest slice of indexing work between two yields to the event loop, in ms. */
+  longestSliceMs: number
+  slices: number
+}
+
+export interface LocalSearch {
+  /** Resolves once the whole cache is indexed; until then queries answer from what is indexed so far. */
+  ready: Promise<void>
+  /** Synchronous: a keystroke's answer, best first. */
+  query(text: string, options?: QueryOptions): SearchResult[]
+  /**
+   * A Svelte-store-shaped counter bumped whenever the index changes (build
+   * progress, a sync page, an offline edit): re-run the query on it.
+   */
+  version: { subscribe(run: (version: number) => void): () => void }
+  /** Resolves once every change seen so far is in the index (tests; a UI has no need). */
+  settled(): Promise<void>
+  stats(): SearchStats
+  dispose(): void
+}
+
+export interface SearchOptions {
+  /** Milliseconds clock for slicing and stats (default performance.now). */
+  now?: () => number
+  /** Longest slice of indexing work before yielding to the event loop, in ms (default 8). */
+  sliceMs?: number
+  /** Told the length of each slice of indexing work, in ms (benchmarks). */
+  onSlice?: (ms: number) => void
+  /** Told when building or applying a change failed (default console.error). */
+  onError?: (error: unknown) => void
+}
+
+/**
+ * Query terms shorter than this match whole words only in bodies (titles take
+ * any prefix): "de" or "the" as a prefix over 10 MB of docs matches nearly
+ * every doc through hundreds of words and costs the most.
+ */
+const BODY_PREFIX_FROM = 4
+const TITLE_BOOST = 4
+const ARCHIVED_FACTOR = 0.5
+/** Rows read per IndexedDB request while building; docs are ~10 KB each (markdown + HTML). */
+const BUILD_PAGE: Record<SearchKind, number> = { epic: 500, doc: 50, file: 500, linkedFile: 500, comment: 500 }
+const REFRESH_BATCH = 100
+
+/** Allowed typos per query term: none for short ones, one, then two (a swap of two letters is two edits). */
+function typosFor(term: string): number | false {
+  return term.length < 4 ? false : term.length < 6 ? 1 : 2
+}
+
+export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalSearch {
+  const now = options.now ?? (() => performance.now())
+  const onError = options.onError ?? ((error: unknown) => console.error('search:', error))
+  const slicer = new Slicer(now, options.sliceMs ?? 8, options.onSlice)
+  const startedAt = now()
+
+  const index = new MiniSearch<SearchDocument>({
+    idField: 'key',
+    fields: ['title', 'body'],
+    tokenize,
+    // At query time there is no field name: query terms keep their stop words, the title may hold them.
+    processTerm: (term, field) => {
+      const normal = normaliseTerm(term)
+      return normal && (field !== 'body' || isBodyTerm(normal)) ? normal : null
+    },
+    searchOptions: { boost: { title: TITLE_BOOST } },
+    // Vacuum (dropping replaced documents' old terms) in small batches, like everything else here.
+    autoVacuum: { batchSize: 200, batchWait: 10, minDirtCount: 100, minDirtFactor: 0.1 },
+  })
+  /** What is indexed, by key: the source of titles and snippets. */
+  const documents = new Map<string, SearchDocument>()
+  /** updated_at of every server row read (searchable or not), by key: what a rescan compares. */
+  const serverStamps = new Map<string, string>()
+  /** updatedAt of every overlay row read, by key. */
+  const overlayStamps = new Map<string, number>()
+
+  let pending = emptyChangeSet()
+  let building = true
+  let disposed = false
+  let buildMs = 0
+  let working: Promise<void> | null = null
+  let version = 0
+  const listeners = new Set<(version: number) => void>()
+
+  const bump = () => {
+    version++
+    for (const run of listeners) run(version)
+  }
+
+  const stopWatching = watchChanges(db, (changes) => {
+    mergeChanges(pending, changes)
+    schedule()
+  })
+
+  function apply(state: EntityState): void {
+    const { key, document } = state
+    if (state.serverStamp === undefined) serverStamps.delete(key)
+    else serverStamps.set(key, state.serverStamp)
+    if (state.overlayStamp === undefined) overlayStamps.delete(key)
+    else overlayStamps.set(key, state.overlayStamp)
+    const old = documents.get(key)
+    if (old && document && old.title === document.title && old.body === document.body) {
+      // Same words: no need to touch the index (a state or owner change, say).
+      documents.set(key, document)
+      return
+    }
+    if (old) {
+      index.discard(key)
+      documents.delete(key)
+    }
+    if (document) {
+      index.add(document)
+      documents.set(key, document)
+    }
+  }
+
+  async function build(): Promise<void> {
+    slicer.begin()
+    const overlays = new Map<string, OverlayRow>()
+    for (const row of await slicer.wait(db.overlay.toArray())) {
+      if (isSearchKind(row.kind)) overlays.set(documentKey(row.kind, row.id), row)
+    }
+    for (const kind of SEARCH_KINDS) {
+      const table = db.table(TABLE_OF[kind])
+      let last: IndexableType | undefined
+      for (;;) {
+        const from = last === undefined ? table.toCollection() : table.where(':id').above(last)
+        const page = (await slicer.wait(from.limit(BUILD_PAGE[kind]).toArray())) as Record<string, unknown>[]
+        if (disposed) return
+        if (page.length === 0) break
+        for (const row of page) {
+          const key = documentKey(kind, row.id as EntityId)
+          const overlay = overlays.get(key)
+          overlays.delete(key)
+          apply(entityState(kind, row.id as EntityId, row, overlay))
+          if (slicer.spent) await slicer.pause()
+        }
+        last = page[page.length - 1].id as IndexableType
+      }
+      bump()
+    }
+    // Overlay rows with no server row: entities created offline.
+    for (const overlay of overlays.values()) {
+      const kind = overlay.kind as SearchKind
+      apply(entityState(kind, typedId(kind, overlay.id), undefined, overlay))
+      if (slicer.spent) await slicer.pause()
+    }
+    slicer.end()
+  }
+
+  /** Keys of rows of `kind` whose updated_at differs from what was indexed, or that appeared or went. */
+  async function rescan(kind: SearchKind): Promise<EntityId[]> {
+    const table = db.table(TABLE_OF[kind])
+    const [stamps, ids] = await db.transaction('r', table, () =>
+      Promise.all([table.orderBy('updated_at').keys(), table.orderBy('updated_at').primaryKeys()]),
+    )
+    const changed: EntityId[] = []
+    const seen = new Set<string>()
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as EntityId
+      const key = documentKey(kind, id)
+      seen.add(key)
+      // A doc indexed without its markdown gets it later under the same updated_at: read those again.
+      const contentless = kind === 'doc' && documents.get(key)?.body === ''
+      if (serverStamps.get(key) !== stamps[i] || contentless) changed.push(id)
+    }
+    const prefix = `${kind}:`
+    for (const key of serverStamps.keys()) {
+      if (key.startsWith(prefix) && !seen.has(key)) changed.push(idOfKey(key))
+    }
+    return changed
+  }
+
+  /** Overlay rows written, changed or removed since last read. */
+  async function rescanOverlay(): Promise<[SearchKind, EntityId][]> {
+    const changed: [SearchKind, EntityId][] = []
+    const seen = new Set<string>()
+    for (const row of await db.overlay.toArray()) {
+      if (!isSearchKind(row.kind)) continue
+      const key = documentKey(row.kind, row.id)
+      seen.add(key)
+      if (overlayStamps.get(key) !== row.updatedAt) changed.push([row.kind, idOfKey(key)])
+    }
+    for (const key of overlayStamps.keys()) {
+      if (!seen.has(key)) changed.push([key.slice(0, key.indexOf(':')) as SearchKind, idOfKey(key)])
+    }
+    return changed
+  }
+
+  /** The typed id of a key: as the cache's table keys it (a number for int kinds, unless local). */
+  function idOfKey(key: string): EntityId {
+    const at = key.indexOf(':')
+    return typedId(key.slice(0, at) as SearchKind, key.slice(at + 1))
+  }
+
+  async function applyChanges(changes: ChangeSet): Promise<void> {
+    const work = new Map<SearchKind, Set<EntityId>>()
+    const add = (kind: SearchKind, id: EntityId) => {
+      let ids = work.get(kind)
+      if (!ids) work.set(kind, (ids = new Set()))
+      ids.add(id)
+    }
+    for (const [kind, ids] of changes.rows) for (const id of ids) add(kind, id)
+    for (const kind of changes.rescan) for (const id of await slicer.wait(rescan(kind))) add(kind, id)
+    if (changes.rescanOverlay) for (const [kind, id] of await slicer.wait(rescanOverlay())) add(kind, id)
+    for (const key of changes.overlay) {
+      const [kind, id] = parseOverlayKey(key)
+      add(kind, typedId(kind, id))
+    }
+    for (const [kind, ids] of work) {
+      const all = [...ids]
+      for (let i = 0; i < all.length; i += REFRESH_BATCH) {
+        const states = await slicer.wait(readEntities(db, kind, all.slice(i, i + REFRESH_BATCH)))
+        if (disposed) return
+        for (const state of states) {
+          apply(state)
+          if (slicer.spent) await slicer.pause()
+        }
+      }
+    }
+  }
+
+  async function drain(): Promise<void> {
+    slicer.begin()
+    try {
+      while (!isEmpty(pending) && !disposed) {
+        const changes = pending
+        pending = emptyChangeSet()
+        await applyChanges(changes)
+        bump()
+      }
+    } finally {
+      slicer.end()
+    }
+  }
+
+  function schedule(): void {
+    if (working || building || disposed || isEmpty(pending)) return
+    working = drain()
+      .catch(onError)
+      .finally(() => {
+        working = null
+        schedule()
+      })
+  }
+
+  const ready = build().then(
+    () => {
+      building = false
+      buildMs = now() - startedAt
+      bump()
+      schedule()
+    },
+    (error: unknown) => {
+      building = false
+      onError(error)
+      throw error
+    },
+  )
+  // Callers that never await `ready` must not see an unhandled rejection; onError was told.
+  ready.catch(() => {})
+
+  function query(text: string, { kinds, limit = 20 }: QueryOptions = {}): SearchResult[] {
+    const words = terms(text)
+    if (words.length === 0 || limit <= 0 || disposed) return []
+    // Stop words are not in bodies: among other words they would only narrow the results to titles
+    // holding them. They still count for the title tier ("the design" ranks "The design system" first).
+    const searched = words.some((word) => !isStopWord(word)) ? words.filter((word) => !isStopWord(word)) : words
+    // A single letter starts a word of a third of all titles: asking the index would score thousands of
+    // documents. It is checked against the title of each candidate instead.
+    const letters = searched.filter((word) => word.length === 1)
+    const indexed = searched.filter((word) => word.length > 1)
+    const wanted = kinds ? new Set(kinds) : null
+    const phrase = words.join(' ')
+    const best: Ranked[] = []
+    const consider = (document: SearchDocument | undefined, relevance: number, matched: readonly string[]) => {
+      if (!document || (wanted && !wanted.has(document.kind))) return
+      if (letters.length > 0 && !startsTitleWords(document.titleTerms, letters)) return
+      relevance *= document.archived ? ARCHIVED_FACTOR : 1
+      keepBest(best, limit, { rank: titleTier(document.titleTerms, phrase, words) + relevance / (1 + relevance), document, matched })
+    }
+    if (indexed.length === 0) {
+      // Letters only: every title, shorter (more specific) ones first.
+      for (const document of documents.values()) consider(document, 8 / (8 + document.titleTerms.length), letters)
+    } else {
+      const hits = index.search({
+        combineWith: 'AND',
+        queries: indexed.map((word) => ({
+          combineWith: 'OR',
+          queries: [
+            { queries: [word], fields: ['title'], prefix: true, fuzzy: typosFor(word) },
+            { queries: [word], fields: ['body'], prefix: word.length >= BODY_PREFIX_FROM, fuzzy: typosFor(word) },
+          ],
+        })),
+      })
+      for (const hit of hits) consider(documents.get(hit.id as string), hit.score, hit.terms)
+    }
+    return best.map(({ rank, document, matched }) => ({
+      kind: document.kind,
+      id: document.id,
+      title: document.kind === 'comment' ? commentTitle(document) : document.title,
+      snippet: snippet(document.body, matched),
+      score: rank,
+      archived: document.archived,
+      ...(document.epicId === undefined ? {} : { epicId: document.epicId }),
+    }))
+  }
+
+  function commentTitle(comment: SearchDocument): string {
+    const epic = comment.epicId === undefined ? undefined : documents.get(documentKey('epic', comment.epicId))
+    return epic?.title ?? ''
+  }
+
+  return {
+    ready,
+    query,
+    version: {
+      subscribe(run) {
+        run(version)
+        listeners.add(run)
+        return () => listeners.delete(run)
+      },
+    },
+    async settled() {
+      await ready
+      while (!disposed && (working || !isEmpty(pending))) {
+        schedule()
+        await working
+      }
+    },
+    stats: () => ({
+      documents: documents.size,
+      building,
+      buildMs,
+      longestSliceMs: slicer.longest,
+      slices: slicer.slices,
+    }),
+    dispose() {
+      disposed = true
+      stopWatching()
+      listeners.clear()
+      documents.clear()
+    },
+  }
+}
+
+interface Ranked {
+  rank: number
+  document: SearchDocument
+  /** The document's words that matched: where the snippet is cut. */
+  matched: readonly string[]
+}
+
+/** Inserts `candidate` into `best` (sorted by rank, highest first) if it is among the best `limit`. */
+function keepBest(best: Ranked[], limit: number, candidate: Ranked): void {
+  if (best.length === limit && candidate.rank <= best[limit - 1].rank) return
+  let at = best.length
+  while (at > 0 && best[at - 1].rank < candidate.rank) at--
+  best.splice(at, 0, candidate)
+  if (best.length > limit) best.pop()
+}
+
+/** True if each of `prefixes` starts some word of the title. */
+function startsTitleWords(titleTerms: string, prefixes: readonly string[]): boolean {
+  const spaced = ' ' + titleTerms
+  return prefixes.every((prefix) => spaced.includes(' ' + prefix))
+}
+
+/** 3: the title is the query; 2: it starts with it; 1: every query word starts a title word; 0: none of these. */
+function titleTier(titleTerms: string, phrase: string, words: readonly string[]): number {
+  if (titleTerms === phrase) return 3
+  if (titleTerms.startsWith(phrase)) return 2
+  return startsTitleWords(titleTerms, words) ? 1 : 0
+}

@@ -1,0 +1,118 @@
+// Bootstrap: the whole workspace in the cache, in exactly the request floor
+// sync.ts works out, with progress for every kind.
+import { afterEach, describe, expect, it } from 'vitest'
+import { v3 } from '../../../../src-server/testing.ts'
+import { createSyncer, isBootstrapped, SYNC_KINDS, type SyncProgress } from './index.ts'
+import { EPIC_V4_FIELDS, DOC_V4_FIELDS } from './convert.ts'
+import { bootstrapFloor, countingTransport, pages, serviceCounts, startWorld, type World } from './testing.ts'
+
+let world: World | undefined
+afterEach(async () => {
+  await world?.close()
+  world = undefined
+})
+
+async function bootstrap(seed: NonNullable<Parameters<typeof startWorld>[0]>['seed']) {
+  world = await startWorld({ seed })
+  const db = world.openDb()
+  const transport = countingTransport(world.transport)
+  const progress: SyncProgress[] = []
+  const syncer = createSyncer({ db, transport, clock: Date.now, options: { fileBudgetBytes: 0 }, onProgress: (p) => progress.push(p) })
+  const report = await syncer.sync()
+  return { world, db, transport, progress, syncer, report }
+}
+
+async function expectCacheMatchesService(w: World, db: ReturnType<World['openDb']>) {
+  const c = serviceCounts(w.service)
+  expect({
+    epics: await db.epics.count(),
+    docs: await db.docs.count(),
+    files: await db.files.count(),
+    linkedFiles: await db.linkedFiles.count(),
+    members: await db.members.count(),
+    groups: await db.groups.count(),
+    categories: await db.categories.count(),
+    objectives: await db.objectives.count(),
+    labels: await db.labels.count(),
+    customFields: await db.customFields.count(),
+    epicStates: await db.epicStates.count(),
+    comments: await db.epicComments.count(),
+    healths: await db.epicHealth.count(),
+  }).toEqual(c)
+}
+
+describe('bootstrap', () => {
+  it('fills every table from the demo workspace in the request floor', async () => {
+    const { world: w, db, transport, progress, report } = await bootstrap('demo')
+    expect(report.bootstrap).toBe(true)
+    expect(report.failures).toEqual([])
+    expect(transport.counted.total()).toBe(bootstrapFloor(w.service))
+    await expectCacheMatchesService(w, db)
+    expect(await isBootstrapped(db)).toBe(true)
+
+    // Epics: fields and positions from the service, comments and health as slims.
+    const served = (await v3(w.service).get('/epics', { query: { includes_description: true } })).body as any[]
+    for (const e of served) {
+      const cached = await db.epics.get(e.id)
+      expect(cached).toMatchObject({
+        name: e.name,
+        description: e.description,
+        position: e.position,
+        archived: e.archived,
+        epic_state_id: e.epic_state_id,
+        owner_ids: e.owner_ids,
+        group_ids: e.group_ids,
+        objective_ids: e.objective_ids,
+        label_ids: e.label_ids,
+        updated_at: e.updated_at,
+      })
+    }
+    const withComments = served.find((e) => e.id && w.service.ctx.col('epic_comment' as never).byParent(e.id).length > 0)
+    const full = (await v3(w.service).get(`/epics/${withComments.id}`)).body
+    const cachedComments = await db.epicComments.where('epic_id').equals(withComments.id).toArray()
+    const flat = (cs: any[]): any[] => cs.flatMap((c) => [c, ...flat(c.comments)])
+    expect(cachedComments.map((c) => [c.id, c.text, c.deleted, c.slim]).sort()).toEqual(flat(full.comments).map((c) => [c.id, c.text, c.deleted, true]).sort())
+
+    // Docs readable offline: both contents.
+    const doc = (await db.docs.toArray())[0]
+    expect(doc.content_markdown.length).toBeGreaterThan(0)
+    expect(doc.content_html).toMatch(/<\w+/)
+
+    // Progress for every kind but the doc sweep (a bootstrap needs none), each ending at its total.
+    const last = new Map(progress.map((p) => [p.kind, p]))
+    expect([...last.keys()].sort()).toEqual(SYNC_KINDS.filter((k) => k !== 'docList').sort())
+    for (const p of last.values()) {
+      expect(p.phase).toBe('bootstrap')
+      expect(p.done).toBe(p.total)
+    }
+    expect(last.get('epics')!.total).toBe(serviceCounts(w.service).epics)
+  })
+
+  it('bootstraps a larger workspace in ceil(E/100) + ceil(D/100) + 10 requests, with fields', async () => {
+    const { world: w, db, transport, progress } = await bootstrap({ epics: 1200, docs: 250, files: 120 })
+    const c = serviceCounts(w.service)
+    expect(c.epics).toBe(1200)
+    expect(transport.counted.total()).toBe(pages(1200) + pages(250) + 10)
+    expect(transport.counted.calls.get('epics.list')).toBe(12)
+    expect(transport.counted.calls.get('documents.list')).toBe(3)
+    await expectCacheMatchesService(w, db)
+
+    // Every v4 page: 100 at a time (the first), only the fields the cache keeps (all of them).
+    for (const { operation, request } of transport.counted.log.filter((l) => l.operation === 'epics.list' || l.operation === 'documents.list')) {
+      expect(request.query?.fields).toBe((operation === 'epics.list' ? EPIC_V4_FIELDS : DOC_V4_FIELDS).join(','))
+      if (!request.query?.cursor) expect(request.query).toMatchObject({ limit: 100, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived' })
+    }
+    // Epic pages report progress page by page.
+    expect(progress.filter((p) => p.kind === 'epics').map((p) => p.done)).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200])
+  })
+
+  it('then syncs incrementally: one page of epics and one of docs, nothing rewritten', async () => {
+    const { db, transport, syncer } = await bootstrap('demo')
+    transport.counted.reset()
+    const report = await syncer.sync()
+    expect(report.bootstrap).toBe(false)
+    expect(Object.fromEntries(transport.counted.calls)).toEqual({ 'epics.list': 1, 'documents.list': 1 })
+    expect(report.written).toBe(0)
+    expect(await isBootstrapped(db)).toBe(true)
+  })
+})

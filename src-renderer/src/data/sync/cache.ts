@@ -1,0 +1,267 @@
+// Writing server state into the cache. Rules every writer here keeps:
+// - a row is never replaced by an older version of itself (updated_at), so a
+//   slow sync answer cannot undo a refresh or an outbox write-back that landed first;
+// - removing an entity removes what hangs off it (an epic's comments, health and
+//   doc links; a doc's links; a file's downloaded content);
+// - `overlay` and `outbox` are never touched: local, unconfirmed changes belong
+//   to the outbox, which reconciles them with what the server says.
+import type { Table } from 'dexie'
+import type { OutpostDb } from '../db.ts'
+import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedHealth, EntityId } from '../types.ts'
+import type { KindCheckpoint } from './checkpoints.ts'
+import {
+  commentFromSlim,
+  docFromV4,
+  EPIC_POSITION_STEP,
+  epicFromV3,
+  epicFromV4,
+  healthFromSlim,
+  type DocV4Fields,
+  type EpicV4Fields,
+} from './convert.ts'
+import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
+
+/** How a page is written: a bootstrap rewrites rows of the same version; an incremental skips them (de-duplication). */
+export type WriteMode = 'bootstrap' | 'incremental'
+
+const epicTables = (db: OutpostDb) => [db.epics, db.epicComments, db.epicHealth, db.docEpics]
+
+/** Should `incoming` replace `cached`? Never with an older version; with the same one only in a bootstrap. */
+function replaces(cached: { updated_at: string } | undefined, incomingUpdatedAt: string, mode: WriteMode): boolean {
+  if (!cached) return true
+  if (incomingUpdatedAt > cached.updated_at) return true
+  return mode === 'bootstrap' && incomingUpdatedAt === cached.updated_at
+}
+
+/** The largest cached epic position (epics carry no index on it: one scan, only when an unknown epic needs one). */
+async function lastEpicPosition(db: OutpostDb): Promise<number> {
+  let last = 0
+  await db.epics.each((e) => {
+    if (e.position > last) last = e.position
+  })
+  return last
+}
+
+function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>()
+  for (const item of items) {
+    const k = key(item)
+    const list = out.get(k)
+    if (list) list.push(item)
+    else out.set(k, [item])
+  }
+  return out
+}
+
+/**
+ * One page of v4 epics with the comment and health slims they carry, and the
+ * walk's checkpoint, in one transaction. An epic's `comments` and `healths`
+ * pages are complete, so rows of that epic they no longer list are gone.
+ * Returns how many epics were written.
+ */
+export async function writeEpicPage(
+  db: OutpostDb,
+  page: EpicV4Fields[],
+  mode: WriteMode,
+  checkpoint: KindCheckpoint,
+  positions?: ReadonlyMap<number, number>,
+): Promise<number> {
+  return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
+    const ids = page.map((e) => e.id)
+    const cached = await db.epics.bulkGet(ids)
+    const fresh = page.filter((e, i) => replaces(cached[i], e.updated_at, mode))
+    if (fresh.length > 0) {
+      const freshIds = fresh.map((e) => e.id)
+      const cachedById = new Map(cached.filter((c): c is CachedEpic => !!c).map((c) => [c.id, c]))
+      const comments = groupBy(await db.epicComments.where('epic_id').anyOf(freshIds).toArray(), (c) => c.epic_id)
+      const healths = groupBy(await db.epicHealth.where('epic_id').anyOf(freshIds).toArray(), (h) => h.epic_id)
+      let last: number | undefined
+      const epicRows: CachedEpic[] = []
+      const commentRows: CachedComment[] = []
+      const healthRows: CachedHealth[] = []
+      const goneComments: EntityId[] = []
+      const goneHealth: EntityId[] = []
+      for (const e of fresh) {
+        let position = positions?.get(e.id) ?? cachedById.get(e.id)?.position
+        if (position === undefined) {
+          last = (last ?? (await lastEpicPosition(db))) + EPIC_POSITION_STEP
+          position = last
+        }
+        epicRows.push(epicFromV4(e, position))
+        const haveComments = new Map((comments.get(e.id) ?? []).map((c) => [c.id, c]))
+        const listed = new Set<EntityId>()
+        for (const s of e.comments?.entities ?? []) {
+          listed.add(s.id)
+          commentRows.push(commentFromSlim(e.id, s, haveComments.get(s.id)))
+        }
+        for (const id of haveComments.keys()) if (!listed.has(id)) goneComments.push(id)
+        const haveHealth = new Map((healths.get(e.id) ?? []).map((h) => [h.id, h]))
+        const listedHealth = new Set<EntityId>()
+        for (const s of e.healths?.entities ?? []) {
+          listedHealth.add(s.id)
+          healthRows.push(healthFromSlim(e.id, s, haveHealth.get(s.id)))
+        }
+        for (const id of haveHealth.keys()) if (!listedHealth.has(id)) goneHealth.push(id)
+      }
+      await db.epics.bulkPut(epicRows)
+      if (goneComments.length > 0) await db.epicComments.bulkDelete(goneComments)
+      if (goneHealth.length > 0) await db.epicHealth.bulkDelete(goneHealth)
+      if (commentRows.length > 0) await db.epicComments.bulkPut(commentRows)
+      if (healthRows.length > 0) await db.epicHealth.bulkPut(healthRows)
+    }
+    await db.checkpoints.put(checkpoint)
+    return fresh.length
+  })
+}
+
+/** One page of v4 docs (both contents) and the walk's checkpoint, in one transaction. */
+export async function writeDocPage(db: OutpostDb, page: DocV4Fields[], mode: WriteMode, checkpoint: KindCheckpoint): Promise<number> {
+  return db.transaction('rw', [db.docs, db.checkpoints], async () => {
+    const cached = await db.docs.bulkGet(page.map((d) => d.id))
+    const rows: CachedDoc[] = []
+    page.forEach((d, i) => {
+      if (replaces(cached[i], d.updated_at, mode)) rows.push(docFromV4(d, cached[i]))
+    })
+    if (rows.length > 0) await db.docs.bulkPut(rows)
+    await db.checkpoints.put(checkpoint)
+    return rows.length
+  })
+}
+
+export interface EpicListResult {
+  /** Each listed epic's position (the v4 pages that follow have none). */
+  positions: Map<number, number>
+  written: number
+  removed: number
+}
+
+/**
+ * The ids a table holds, read just before its whole list is requested. Only
+ * these can be found deleted by that list: a row stored while the request was
+ * on its way (an outbox write-back of a create) is newer than the list, and
+ * must not be taken for one the service dropped.
+ */
+export async function knownIds(table: Pick<Table, 'toCollection'>): Promise<ReadonlySet<EntityId>> {
+  return new Set((await table.toCollection().primaryKeys()) as EntityId[])
+}
+
+/** Known before the list was asked for, not in it, still cached, and a server id (not a local one). */
+const droppedFrom = (cachedIds: EntityId[], listed: ReadonlySet<EntityId>, known: ReadonlySet<EntityId>) =>
+  cachedIds.filter((id) => known.has(id) && !listed.has(id) && !isLocalId(id))
+
+/**
+ * The v3 list of every epic (archived too), which is also the epic id sweep:
+ * - cached epics it does not list were deleted on the service: removed;
+ * - positions are refreshed (the service renumbers neighbours without touching their updated_at);
+ * - in a bootstrap, epics not yet cached are stored from it (all but the
+ *   description, which the v4 pages bring next); afterwards new epics come
+ *   from the incremental walk, which keeps rows complete.
+ */
+export async function writeEpicList(
+  db: OutpostDb,
+  list: EpicSlimV3[],
+  mode: WriteMode,
+  checkpoint: KindCheckpoint,
+  known: ReadonlySet<EntityId>,
+): Promise<EpicListResult> {
+  const positions = new Map(list.map((e) => [e.id, e.position]))
+  return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
+    const cached = await db.epics.toArray()
+    const cachedIds = new Set(cached.map((e) => e.id))
+    const changed: CachedEpic[] = []
+    for (const e of cached) {
+      const position = positions.get(e.id as number)
+      if (position !== undefined && position !== e.position) changed.push({ ...e, position })
+    }
+    if (mode === 'bootstrap') for (const e of list) if (!cachedIds.has(e.id)) changed.push(epicFromV3(e))
+    if (changed.length > 0) await db.epics.bulkPut(changed)
+    const gone = droppedFrom([...cachedIds], new Set(positions.keys()), known)
+    await removeEpics(db, gone)
+    await db.checkpoints.put(checkpoint)
+    return { positions, written: changed.length, removed: gone.length }
+  })
+}
+
+/** The doc id sweep (v3 list of every doc, archived too): cached docs it does not list are removed. */
+export async function writeDocList(db: OutpostDb, ids: EntityId[], checkpoint: KindCheckpoint, known: ReadonlySet<EntityId>): Promise<number> {
+  return db.transaction('rw', [db.docs, db.docEpics, db.checkpoints], async () => {
+    const gone = droppedFrom((await db.docs.toCollection().primaryKeys()) as EntityId[], new Set(ids), known)
+    await removeDocs(db, gone)
+    await db.checkpoints.put(checkpoint)
+    return gone.length
+  })
+}
+
+/**
+ * A whole list (reference data, files): what it holds is stored (never over
+ * a newer version of a row), what the cache held and it no longer lists is
+ * removed, with the checkpoint, in one transaction. Returns the removed ids (a
+ * removed file's content is discarded by the caller).
+ */
+export async function replaceAll<T extends { id: EntityId }>(
+  db: OutpostDb,
+  table: Table<T, EntityId>,
+  rows: T[],
+  checkpoint: KindCheckpoint,
+  known: ReadonlySet<EntityId>,
+  also: Table[] = [],
+  onRemoved?: (ids: EntityId[]) => Promise<void>,
+): Promise<{ written: number; removed: EntityId[] }> {
+  return db.transaction('rw', [table, db.checkpoints, ...also], async () => {
+    const removed = droppedFrom((await table.toCollection().primaryKeys()) as EntityId[], new Set(rows.map((r) => r.id)), known)
+    if (removed.length > 0) await table.bulkDelete(removed)
+    const cached = await table.bulkGet(rows.map((r) => r.id))
+    const updatedAt = (row: unknown) => (row as { updated_at?: unknown } | undefined)?.updated_at
+    const fresh = rows.filter((r, i) => {
+      const mine = updatedAt(cached[i])
+      const theirs = updatedAt(r)
+      return typeof mine !== 'string' || typeof theirs !== 'string' || theirs >= mine
+    })
+    await table.bulkPut(fresh)
+    await onRemoved?.(removed)
+    await db.checkpoints.put(checkpoint)
+    return { written: fresh.length, removed }
+  })
+}
+
+/** Ids of entities created offline and not yet confirmed (types.ts); the server cannot list them. */
+const isLocalId = (id: EntityId): boolean => typeof id === 'string' && id.startsWith('local:')
+
+// ---- removal (deleted on the service) ----
+
+export async function removeEpics(db: OutpostDb, ids: EntityId[]): Promise<void> {
+  if (ids.length === 0) return
+  await db.transaction('rw', epicTables(db), async () => {
+    await db.epics.bulkDelete(ids)
+    await db.epicComments.where('epic_id').anyOf(ids).delete()
+    await db.epicHealth.where('epic_id').anyOf(ids).delete()
+    await db.docEpics.where('epic_id').anyOf(ids).delete()
+  })
+}
+
+export async function removeDocs(db: OutpostDb, ids: EntityId[]): Promise<void> {
+  if (ids.length === 0) return
+  await db.transaction('rw', [db.docs, db.docEpics], async () => {
+    await db.docs.bulkDelete(ids)
+    await db.docEpics.where('doc_id').anyOf(ids).delete()
+  })
+}
+
+/** Removes files and their content rows; returns the paths of content to discard once the transaction is done. */
+export async function removeFiles(db: OutpostDb, ids: EntityId[]): Promise<string[]> {
+  if (ids.length === 0) return []
+  return db.transaction('rw', [db.files, db.fileContents], async () => {
+    const contents = (await db.fileContents.bulkGet(ids)).filter((c) => c !== undefined)
+    await db.files.bulkDelete(ids)
+    await db.fileContents.bulkDelete(ids)
+    return contents.map((c) => c.path)
+  })
+}
+
+/** Replaces the doc links of one epic (or of one doc) with what the service listed. */
+export async function replaceDocLinks(db: OutpostDb, side: 'epic_id' | 'doc_id', id: EntityId, links: CachedDocEpic[]): Promise<void> {
+  await db.transaction('rw', [db.docEpics], async () => {
+    await db.docEpics.where(side).equals(id).delete()
+    if (links.length > 0) await db.docEpics.bulkPut(links)
+  })
+}

@@ -1,0 +1,379 @@
+// Every API shape the data layer reads (v3 and v4), turned into the one cached
+// shape of its kind (types.ts). One converter per kind and shape, here and
+// nowhere else: the sync engine, refreshes and the outbox's write-backs all
+// store what these return, so a cached row never depends on which API answered.
+import type { Slim } from '../../../../src-shared/api/common.ts'
+import type { CategoryV3 } from '../../../../src-shared/api/v3/categories.ts'
+import type { CustomFieldV3 } from '../../../../src-shared/api/v3/custom-fields.ts'
+import type { DocV3 } from '../../../../src-shared/api/v3/docs.ts'
+import type { EpicSlimV3, EpicV3, HealthV3, ThreadedCommentV3 } from '../../../../src-shared/api/v3/epics.ts'
+import type { LinkedFileV3, UploadedFileV3 } from '../../../../src-shared/api/v3/files.ts'
+import type { GroupV3 } from '../../../../src-shared/api/v3/groups.ts'
+import type { LabelV3 } from '../../../../src-shared/api/v3/labels.ts'
+import type { MemberV3 } from '../../../../src-shared/api/v3/members.ts'
+import type { ObjectiveV3 } from '../../../../src-shared/api/v3/objectives.ts'
+import type { DocV4 } from '../../../../src-shared/api/v4/docs.ts'
+import type { EpicStateV4, EpicV4 } from '../../../../src-shared/api/v4/epics.ts'
+import type {
+  CachedCategory,
+  CachedComment,
+  CachedCustomField,
+  CachedDoc,
+  CachedEpic,
+  CachedEpicState,
+  CachedFile,
+  CachedGroup,
+  CachedHealth,
+  CachedLabel,
+  CachedLinkedFile,
+  CachedMember,
+  CachedObjective,
+  EntityId,
+} from '../types.ts'
+
+/** Where the service puts a new epic: after the last one (README, "Positions step by 1024"). */
+export const EPIC_POSITION_STEP = 1024
+
+type PageLike = { entities?: Slim[] } | null | undefined
+
+const idsOf = <T extends string | number>(page: PageLike): T[] => (page?.entities ?? []).map((s) => s.id as T)
+
+/**
+ * The fields of a v4 epic the cache keeps: asked for with `fields`, so list
+ * pages leave out stories, mentions, uris and overrides (the stories page alone
+ * can outweigh the rest of an epic).
+ */
+export const EPIC_V4_FIELDS = [
+  'id',
+  'name',
+  'description',
+  'archived',
+  'epic_state',
+  'started',
+  'completed',
+  'started_at',
+  'completed_at',
+  'deadline',
+  'planned_start_date',
+  'owners',
+  'followers',
+  'teams',
+  'objectives',
+  'labels',
+  'requester',
+  'external_id',
+  'app_url',
+  'created_at',
+  'updated_at',
+  'comments',
+  'healths',
+] as const satisfies readonly (keyof EpicV4)[]
+
+/** The fields of a v4 doc the cache keeps (both contents: lists carry both, so docs read offline). */
+export const DOC_V4_FIELDS = [
+  'id',
+  'title',
+  'content_markdown',
+  'content_html',
+  'archived',
+  'creator',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof DocV4)[]
+
+export type EpicV4Fields = Pick<EpicV4, (typeof EPIC_V4_FIELDS)[number]>
+export type DocV4Fields = Pick<DocV4, (typeof DOC_V4_FIELDS)[number]>
+
+// ---- epics ----
+
+/**
+ * A v4 epic. v4 has no `position`: it comes from `position` (the v3 list's, or
+ * the cached row's); an epic never seen before goes last, as the service places it.
+ */
+export function epicFromV4(e: EpicV4Fields, position: number): CachedEpic {
+  return {
+    id: e.id,
+    name: e.name,
+    description: e.description ?? '',
+    archived: e.archived,
+    epic_state_id: typeof e.epic_state?.id === 'number' ? e.epic_state.id : null,
+    started: e.started,
+    completed: e.completed,
+    started_at: e.started_at ?? null,
+    completed_at: e.completed_at ?? null,
+    deadline: e.deadline ?? null,
+    planned_start_date: e.planned_start_date ?? null,
+    owner_ids: idsOf<string>(e.owners),
+    follower_ids: idsOf<string>(e.followers),
+    group_ids: idsOf<string>(e.teams),
+    objective_ids: idsOf<number>(e.objectives),
+    label_ids: idsOf<number>(e.labels),
+    requested_by_id: (e.requester?.id as string | undefined) ?? null,
+    external_id: e.external_id ?? null,
+    position,
+    app_url: e.app_url,
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+  }
+}
+
+/**
+ * A v3 epic (the full one, or a list's EpicSlim). A list leaves the description
+ * out unless asked: then the cached one (or '') stands.
+ */
+export function epicFromV3(e: EpicSlimV3 | EpicV3, cachedDescription = ''): CachedEpic {
+  return {
+    id: e.id,
+    name: e.name,
+    description: e.description ?? cachedDescription,
+    archived: e.archived,
+    epic_state_id: e.epic_state_id ?? null,
+    started: e.started,
+    completed: e.completed,
+    started_at: e.started_at ?? null,
+    completed_at: e.completed_at ?? null,
+    deadline: e.deadline ?? null,
+    planned_start_date: e.planned_start_date ?? null,
+    owner_ids: e.owner_ids ?? [],
+    follower_ids: e.follower_ids ?? [],
+    group_ids: e.group_ids ?? [],
+    objective_ids: e.objective_ids ?? [],
+    label_ids: e.label_ids ?? [],
+    requested_by_id: e.requested_by_id ?? null,
+    external_id: e.external_id ?? null,
+    position: e.position,
+    app_url: e.app_url,
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+  }
+}
+
+// ---- comments ----
+
+/**
+ * A comment known only from a v4 epic's `comments` page (id, text, deleted).
+ * Author, thread and times come with the epic's details (refreshEpic): what the
+ * cache already knows of them is kept, and `slim` says the rest is missing.
+ */
+export function commentFromSlim(epicId: EntityId, s: Slim, cached?: CachedComment): CachedComment {
+  const text = typeof s.text === 'string' ? s.text : (cached?.text ?? '')
+  const deleted = s.deleted === true
+  const same = cached !== undefined && cached.text === text && cached.deleted === deleted
+  return {
+    id: s.id,
+    epic_id: epicId,
+    parent_id: cached?.parent_id ?? null,
+    author_id: cached?.author_id ?? null,
+    text,
+    deleted,
+    external_id: cached?.external_id ?? null,
+    created_at: cached?.created_at ?? '',
+    updated_at: cached?.updated_at ?? '',
+    // A row with all its details stays complete while the slim agrees with it.
+    slim: same ? cached.slim === true : true,
+  }
+}
+
+/** A v3 threaded comment and its replies, flattened (each reply knows its parent). */
+export function commentsFromV3(epicId: EntityId, threads: ThreadedCommentV3[], parentId: EntityId | null = null): CachedComment[] {
+  const out: CachedComment[] = []
+  for (const c of threads) {
+    out.push({
+      id: c.id,
+      epic_id: epicId,
+      parent_id: parentId,
+      author_id: c.author_id ?? null,
+      text: c.text,
+      deleted: c.deleted,
+      external_id: c.external_id ?? null,
+      created_at: c.created_at,
+      updated_at: c.updated_at,
+      slim: false,
+    })
+    out.push(...commentsFromV3(epicId, (c.comments ?? []) as ThreadedCommentV3[], c.id))
+  }
+  return out
+}
+
+// ---- health ----
+
+/** A health update known only from a v4 epic's `healths` page (status and times; no text or author). */
+export function healthFromSlim(epicId: EntityId, s: Slim, cached?: CachedHealth): CachedHealth {
+  return {
+    id: s.id,
+    epic_id: epicId,
+    status: (s.status as CachedHealth['status']) ?? cached?.status ?? 'No Health',
+    text: cached?.text ?? '',
+    author_id: cached?.author_id ?? null,
+    created_at: (s.created_at as string | undefined) ?? cached?.created_at ?? '',
+    updated_at: (s.updated_at as string | undefined) ?? cached?.updated_at ?? '',
+    // Health updates are never edited: once known in full, a row stays full.
+    slim: cached ? cached.slim === true : true,
+  }
+}
+
+/** A v3 health update; the "No Health" placeholder of an epic nobody rated (id null) is not a row. */
+export function healthFromV3(h: HealthV3): CachedHealth | null {
+  if (h.id === null || h.epic_id === null) return null
+  return {
+    id: h.id,
+    epic_id: h.epic_id,
+    status: h.status,
+    text: h.text,
+    author_id: h.author_id,
+    created_at: h.created_at,
+    updated_at: h.updated_at,
+    slim: false,
+  }
+}
+
+// ---- docs ----
+
+/** A v4 doc (lists carry both contents; a single GET only the one asked for: `cached` fills the other). */
+export function docFromV4(d: DocV4Fields, cached?: CachedDoc): CachedDoc {
+  return {
+    id: d.id,
+    title: d.title,
+    content_markdown: d.content_markdown ?? cached?.content_markdown ?? '',
+    content_html: d.content_html ?? cached?.content_html ?? '',
+    archived: d.archived,
+    creator_id: (d.creator?.id as string | undefined) ?? cached?.creator_id ?? null,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+  }
+}
+
+/** A v3 doc (one content format per answer, like the v4 single GET). */
+export function docFromV3(d: DocV3, cached?: CachedDoc): CachedDoc {
+  return {
+    id: d.id,
+    title: d.title,
+    content_markdown: d.content_markdown ?? cached?.content_markdown ?? '',
+    content_html: d.content_html ?? cached?.content_html ?? '',
+    archived: d.archived,
+    creator_id: cached?.creator_id ?? null,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+  }
+}
+
+// ---- files ----
+
+export function fileFromV3(f: UploadedFileV3): CachedFile {
+  return {
+    id: f.id,
+    name: f.name,
+    description: f.description ?? null,
+    content_type: f.content_type,
+    size: f.size,
+    url: f.url,
+    thumbnail_url: f.thumbnail_url ?? null,
+    story_ids: f.story_ids ?? [],
+    uploader_id: f.uploader_id ?? null,
+    external_id: f.external_id ?? null,
+    created_at: f.created_at,
+    updated_at: f.updated_at,
+  }
+}
+
+export function linkedFileFromV3(f: LinkedFileV3): CachedLinkedFile {
+  return {
+    id: f.id,
+    name: f.name,
+    type: f.type as CachedLinkedFile['type'],
+    url: f.url,
+    description: f.description ?? null,
+    content_type: f.content_type ?? null,
+    size: f.size ?? null,
+    thumbnail_url: f.thumbnail_url ?? null,
+    uploader_id: f.uploader_id ?? null,
+    created_at: f.created_at,
+    updated_at: f.updated_at,
+  }
+}
+
+// ---- reference data ----
+
+export function categoryFromV3(c: CategoryV3): CachedCategory {
+  return {
+    id: c.id,
+    name: c.name,
+    color: c.color ?? null,
+    archived: c.archived,
+    external_id: c.external_id ?? null,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  }
+}
+
+export function objectiveFromV3(o: ObjectiveV3): CachedObjective {
+  return {
+    id: o.id,
+    name: o.name,
+    description: o.description ?? '',
+    state: o.state,
+    archived: o.archived,
+    category_ids: (o.categories ?? []).map((c) => c.id),
+    started: o.started,
+    completed: o.completed,
+    position: o.position,
+    app_url: o.app_url,
+    created_at: o.created_at,
+    updated_at: o.updated_at,
+  }
+}
+
+export function groupFromV3(g: GroupV3): CachedGroup {
+  return {
+    id: g.id,
+    name: g.name,
+    mention_name: g.mention_name,
+    description: g.description ?? '',
+    color: g.color ?? null,
+    color_key: g.color_key ?? null,
+    archived: g.archived,
+    member_ids: g.member_ids ?? [],
+  }
+}
+
+export function memberFromV3(m: MemberV3): CachedMember {
+  return {
+    id: m.id,
+    name: m.profile.name,
+    mention_name: m.profile.mention_name,
+    email_address: m.profile.email_address,
+    role: m.role,
+    disabled: m.disabled || m.profile.deactivated === true,
+  }
+}
+
+export function epicStateFromV4(s: EpicStateV4): CachedEpicState {
+  return {
+    id: s.id,
+    name: s.name,
+    type: s.type,
+    color: s.color ?? null,
+    description: s.description ?? '',
+    position: s.position,
+  }
+}
+
+export function customFieldFromV3(f: CustomFieldV3): CachedCustomField {
+  return {
+    id: f.id,
+    name: f.name,
+    field_type: f.field_type,
+    enabled: f.enabled,
+    values: (f.values ?? []).map((v) => ({
+      id: v.id,
+      value: v.value,
+      color_key: v.color_key ?? null,
+      enabled: v.enabled,
+      position: v.position,
+    })),
+  }
+}
+
+export function labelFromV3(l: LabelV3): CachedLabel {
+  return { id: l.id, name: l.name, color: l.color ?? null, archived: l.archived }
+}

@@ -1,0 +1,193 @@
+// The data engine (../engine.ts): main says when, the data layer does it.
+// 'replay-now' runs the outbox's replay, 'sync-now' runs sync (after a replay
+// under way); the status row in `meta` is what the UI reads with liveQuery.
+// Dexie's liveQuery stays silent unless the platform has a global indexedDB
+// (as every browser does); the databases here still use their own factory.
+import 'fake-indexeddb/auto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { liveQuery } from 'dexie'
+import type { EventChannel, EventOf } from '../../../../src-shared/ipc.ts'
+import { startDataEngine, syncStatus, type BridgeEvents, type SyncStatus } from '../engine.ts'
+import type { OutpostDb } from '../db.ts'
+import { readCheckpoints } from './index.ts'
+import { bootstrapFloor, countingTransport, startWorld, type World } from './testing.ts'
+
+let world: World
+beforeAll(async () => {
+  world = await startWorld({ seed: { epics: 250, docs: 30, files: 4 } })
+})
+afterAll(() => world.close())
+
+/** The main side's events, as the preload's bridge delivers them. */
+function mainSide(): BridgeEvents & { emit<E extends EventChannel>(event: E, payload: EventOf<E>): void; listeners(): number } {
+  const listeners = new Map<string, Set<(payload: never) => void>>()
+  return {
+    on(event, listener) {
+      const set = listeners.get(event) ?? new Set()
+      listeners.set(event, set)
+      set.add(listener as (payload: never) => void)
+      return () => set.delete(listener as (payload: never) => void)
+    },
+    emit(event, payload) {
+      for (const l of listeners.get(event) ?? []) l(payload as never)
+    },
+    listeners: () => [...listeners.values()].reduce((n, s) => n + s.size, 0),
+  }
+}
+
+/** Every status the UI would see, and a way to wait for one. */
+function watch(db: OutpostDb) {
+  const seen: SyncStatus[] = []
+  const waiters: { test: (s: SyncStatus) => boolean; resolve: (s: SyncStatus) => void }[] = []
+  const subscription = liveQuery(() => syncStatus(db)).subscribe({
+    next: (s) => {
+      seen.push(s)
+      for (const w of [...waiters]) {
+        if (!w.test(s)) continue
+        waiters.splice(waiters.indexOf(w), 1)
+        w.resolve(s)
+      }
+    },
+  })
+  return {
+    seen,
+    until: (test: (s: SyncStatus) => boolean) =>
+      new Promise<SyncStatus>((resolve) => {
+        const last = seen.at(-1)
+        if (last && test(last)) resolve(last)
+        else waiters.push({ test, resolve })
+      }),
+    stop: () => subscription.unsubscribe(),
+  }
+}
+
+describe('the data engine', () => {
+  it('replays on replay-now, syncs on sync-now (after the replay), and shows its status to liveQuery', async () => {
+    const db = world.openDb('events')
+    const bridge = mainSide()
+    const order: string[] = []
+    let releaseReplay!: () => void
+    const replay = async () => {
+      order.push('replay')
+      await new Promise<void>((resolve) => (releaseReplay = resolve))
+      order.push('replayed')
+    }
+    const transport = countingTransport(world.transport, (operation) => {
+      if (order.at(-1) !== 'sync') order.push('sync')
+      void operation
+    })
+    const engine = startDataEngine({ db, transport, bridgeEvents: bridge, replay, clock: () => 42_000, sync: { fileBudgetBytes: 0 } })
+    const status = watch(db)
+
+    bridge.emit('outpost:replay-now', { reason: 'reconnect' })
+    bridge.emit('outpost:sync-now', { reason: 'reconnect' })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(order).toEqual(['replay'])
+    releaseReplay()
+    const done = await status.until((s) => s.state === 'idle' && s.lastSyncedAt !== null)
+    expect(order).toEqual(['replay', 'replayed', 'sync'])
+    expect(done).toMatchObject({ state: 'idle', lastSyncedAt: 42_000, bootstrapped: true, error: null, progress: null })
+    expect(transport.counted.total()).toBe(bootstrapFloor(world.service))
+    // The UI saw the run: syncing, with progress of the kinds as they came.
+    expect(status.seen.some((s) => s.state === 'syncing')).toBe(true)
+    expect(status.seen.some((s) => s.progress?.kind === 'epics' && s.progress.phase === 'bootstrap')).toBe(true)
+    status.stop()
+    await engine.stop()
+    expect(bridge.listeners()).toBe(0)
+  })
+
+  it('two engines (two windows) on one database never sync at once', async () => {
+    const log: string[] = []
+    const window = (tag: string, clock: number) => {
+      const db = world.openDb('two-engines')
+      const bridge = mainSide()
+      const transport = countingTransport(world.transport, () => void log.push(tag))
+      return { db, bridge, transport, engine: startDataEngine({ db, transport, bridgeEvents: bridge, clock: () => clock, sync: { fileBudgetBytes: 0 } }) }
+    }
+    const a = window('A', 1)
+    const b = window('B', 2)
+    const status = watch(a.db)
+    a.bridge.emit('outpost:sync-now', { reason: 'start' })
+    b.bridge.emit('outpost:sync-now', { reason: 'start' })
+    // The status row is shared: both windows' runs end in it (each window's clock tells which).
+    await status.until(() => status.seen.some((s) => s.lastSyncedAt === 1) && status.seen.some((s) => s.lastSyncedAt === 2))
+    // One window's calls, then the other's: never interleaved. The second only checked for news.
+    expect(log.join('').replace(/(.)\1+/g, '$1')).toHaveLength(2)
+    expect(Math.min(a.transport.counted.total(), b.transport.counted.total())).toBe(2)
+    expect(status.seen.filter((s) => s.state === 'syncing' && s.progress?.phase === 'bootstrap').length).toBeGreaterThan(0)
+    status.stop()
+    await a.engine.stop()
+    await b.engine.stop()
+  })
+
+  it('runs asks made during a run as one more run', async () => {
+    const db = world.openDb('coalesce')
+    const transport = countingTransport(world.transport)
+    const engine = startDataEngine({ db, transport, sync: { fileBudgetBytes: 0 } })
+    const runs = await Promise.all([engine.sync(), engine.sync(), engine.sync(), engine.sync()])
+    expect(runs[0]?.bootstrap).toBe(true)
+    expect(runs[1]).toBe(runs[3])
+    expect(runs[1]?.bootstrap).toBe(false)
+    // The bootstrap and one incremental run.
+    expect(transport.counted.total()).toBe(bootstrapFloor(world.service) + 2)
+    await engine.stop()
+  })
+
+  it('shows an error when a run fails, and clears it with the next good run', async () => {
+    const db = world.openDb('errors')
+    const engine = startDataEngine({ db, transport: world.transport, sync: { fileBudgetBytes: 0 } })
+    world.service.setFaults({ failRate: 1 })
+    try {
+      await expect(engine.sync()).rejects.toThrow()
+    } finally {
+      world.service.setFaults({ failRate: 0 })
+    }
+    expect(await engine.status()).toMatchObject({ state: 'error', bootstrapped: false, error: { kind: 'http', status: 503 } })
+    await engine.sync()
+    expect(await engine.status()).toMatchObject({ state: 'idle', bootstrapped: true, error: null })
+    await engine.stop()
+  })
+
+  it('goes on with the other kinds when the service refuses one (docs switched off), and says which', async () => {
+    const db = world.openDb('docs-off')
+    const engine = startDataEngine({ db, transport: world.transport, sync: { fileBudgetBytes: 0 } })
+    world.service.setFeature('docs', false)
+    try {
+      await expect(engine.sync()).rejects.toThrow(/docs/)
+      expect(await engine.status()).toMatchObject({ state: 'error', bootstrapped: false, error: { kinds: ['docs'] } })
+      expect(await db.epics.count()).toBe(250)
+      expect(await db.files.count()).toBe(4)
+    } finally {
+      world.service.setFeature('docs', true)
+    }
+    await engine.sync()
+    expect(await engine.status()).toMatchObject({ state: 'idle', bootstrapped: true, error: null })
+    expect(await db.docs.count()).toBe(30)
+    await engine.stop()
+  })
+
+  it('stops a run under way on stop(); the next engine resumes it from its checkpoint', async () => {
+    const db = world.openDb('stopped')
+    const bridge = mainSide()
+    const engines: ReturnType<typeof startDataEngine>[] = []
+    let stopping: Promise<void> | undefined
+    const transport = countingTransport(world.transport, (operation, _request, made) => {
+      if (made === 9 && operation === 'epics.list') stopping = engines[0].stop()
+    })
+    const engine = startDataEngine({ db, transport, bridgeEvents: bridge, sync: { fileBudgetBytes: 0 } })
+    engines.push(engine)
+    expect(await engine.sync()).toBeNull()
+    await stopping
+    expect(await engine.status()).toMatchObject({ state: 'idle', bootstrapped: false })
+    expect((await readCheckpoints(db)).get('epics')).toMatchObject({ bootstrapped: false, done: 100 })
+    // Stopped: events no longer reach it.
+    bridge.emit('outpost:sync-now', { reason: 'timer' })
+    expect(transport.counted.total()).toBe(10)
+
+    const resumed = countingTransport(world.transport)
+    const next = startDataEngine({ db, transport: resumed, sync: { fileBudgetBytes: 0 } })
+    await next.sync()
+    expect(resumed.counted.total()).toBe(bootstrapFloor(world.service) - 9)
+    await next.stop()
+  })
+})

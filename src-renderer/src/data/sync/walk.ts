@@ -1,0 +1,94 @@
+// Walks of v4 pages, newest first (order_by=updated_at, order_dir=desc), for
+// epics and docs: the bootstrap walks them all, an incremental walk stops at
+// the checkpoint. Each page is stored with the walk's checkpoint in one
+// transaction, so a walk stopped anywhere resumes after its last stored page;
+// a cursor the service has forgotten restarts the walk from its first page.
+//
+// The checkpoint (`since`) is the newest updated_at when the walk began: the
+// first item of its first page. The service snapshots the order on that first
+// page, so anything changed later has a later (or, within a millisecond, the
+// same) updated_at. The next walk reads down to `since` minus the overlap;
+// what it meets again at a version already cached is not rewritten. Pages come
+// newest first, so a page whose last item is below that floor is the last one
+// needed: the walk never asks for a page that would be entirely older. Why the
+// checkpoint is not the newest updated_at seen anywhere in the walk: an item
+// changed after its page was read would be missed if a later page showed a
+// newer change to another item.
+import type { OutpostDb } from '../db.ts'
+import { writeDocPage, writeEpicPage, type WriteMode } from './cache.ts'
+import { readCheckpoint, type KindCheckpoint, type WalkKind } from './checkpoints.ts'
+import { call, cursorOf, isExpiredCursor, type ListAnswer, type SyncContext } from './context.ts'
+import { DOC_V4_FIELDS, EPIC_V4_FIELDS, type DocV4Fields, type EpicV4Fields } from './convert.ts'
+import type { OperationName } from '../../../../src-shared/api/operations.ts'
+
+interface WalkSource<T extends { updated_at: string }> {
+  operation: OperationName
+  fields: readonly string[]
+  write: (db: OutpostDb, page: T[], mode: WriteMode, checkpoint: KindCheckpoint, positions?: ReadonlyMap<number, number>) => Promise<number>
+}
+
+const SOURCES: { epics: WalkSource<EpicV4Fields>; docs: WalkSource<DocV4Fields> } = {
+  epics: { operation: 'epics.list', fields: EPIC_V4_FIELDS, write: writeEpicPage },
+  docs: { operation: 'documents.list', fields: DOC_V4_FIELDS, write: writeDocPage },
+}
+
+export interface WalkResult {
+  phase: WriteMode
+  /** Requests made. */
+  pages: number
+  written: number
+}
+
+const later = (a: string | null, b: string | null | undefined): string | null => (!a ? (b ?? null) : !b ? a : b > a ? b : a)
+
+/**
+ * One walk of a kind: the bootstrap when the kind has none finished yet,
+ * otherwise an incremental walk down to its checkpoint. `positions` (the v3
+ * epic list of this run, when it ran) places epics the cache has not seen.
+ */
+export async function walk(ctx: SyncContext, kind: WalkKind, positions?: ReadonlyMap<number, number>): Promise<WalkResult> {
+  const source = SOURCES[kind] as WalkSource<{ updated_at: string }>
+  const fields = source.fields.join(',')
+  let cp = await readCheckpoint(ctx.db, kind)
+  const phase: WriteMode = cp.bootstrapped ? 'incremental' : 'bootstrap'
+  // Read down to this (ms); a bootstrap reads everything.
+  const floor = phase === 'incremental' && cp.since ? Date.parse(cp.since) - ctx.options.overlapMs : null
+  const result: WalkResult = { phase, pages: 0, written: 0 }
+  let cursor = cp.cursor
+  let done = cursor ? cp.done : 0
+  for (;;) {
+    let page: ListAnswer<{ updated_at: string }>
+    try {
+      page = await call(ctx, source.operation, {
+        query: cursor
+          ? { cursor, fields }
+          : { limit: ctx.options.pageSize, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields },
+      })
+      result.pages++
+    } catch (e) {
+      if (cursor && isExpiredCursor(e)) {
+        // Start over, skipping nothing: pages already stored are read again (and not rewritten when unchanged).
+        cursor = null
+        done = 0
+        continue
+      }
+      throw e
+    }
+    const walkSince = cursor ? cp.walkSince : later(cp.since, page.entities[0]?.updated_at)
+    const oldest = page.entities.at(-1)?.updated_at
+    const reachedFloor = floor !== null && oldest !== undefined && Date.parse(oldest) < floor
+    const finished = !page.next_page_url || reachedFloor
+    const items = floor === null ? page.entities : page.entities.filter((e) => Date.parse(e.updated_at) >= floor)
+    done += items.length
+    // An incremental walk cannot know how many changed: it says one more page may come until it ends.
+    const total = finished ? done : phase === 'bootstrap' ? page.total_items : done + ctx.options.pageSize
+    const next: KindCheckpoint = finished
+      ? { ...cp, bootstrapped: true, cursor: null, done: 0, total: 0, since: walkSince, walkSince: null, syncedAt: ctx.clock() }
+      : { ...cp, cursor: cursorOf(page.next_page_url), done, total, walkSince }
+    result.written += await source.write(ctx.db, items, phase, next, positions)
+    cp = next
+    ctx.progress({ kind, phase, done, total })
+    if (finished) return result
+    cursor = next.cursor
+  }
+}

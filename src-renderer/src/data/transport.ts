@@ -1,0 +1,47 @@
+// How the data layer reaches the service: named operations of the API
+// contract, never URLs or tokens. In the app this goes over the bridge to the
+// main side's gateway; in Node tests and benchmarks straight to a Gateway.
+import type { Lane, OperationFailure, OperationName } from '../../../src-shared/api/operations.ts'
+
+export type QueryValue = string | number | boolean | null | undefined
+
+export interface ApiRequest {
+  params?: Record<string, string | number>
+  query?: Record<string, QueryValue | QueryValue[]>
+  body?: unknown
+  lane?: Lane
+}
+
+export interface FileOnDisk {
+  path: string
+  name: string
+}
+
+export interface Transport {
+  /** Resolves with the answer (a v4 entity already out of its wrapper); rejects with TransportError. */
+  call<T = unknown>(operation: OperationName, request?: ApiRequest): Promise<T>
+  /** POST /files (1-4 files), with progress in bytes. */
+  upload<T = unknown>(files: FileOnDisk[], options?: { storyId?: number; lane?: Lane; onProgress?: (sent: number, total: number) => void }): Promise<T>
+  /** Copies a dropped file into the app's durable staging folder, so a queued upload survives the original moving. */
+  stage(file: FileOnDisk): Promise<{ path: string; size: number }>
+  /** Downloads a file's content into the app's file cache. */
+  download(fileId: number, url: string): Promise<{ path: string; size: number; contentType: string }>
+  /** Removes a staged or cached file the data layer no longer needs. */
+  discard(path: string): Promise<void>
+}
+
+/** A failed operation, with the typed failure the gateway reported. */
+export class TransportError extends Error {
+  override readonly name = 'TransportError'
+  constructor(readonly failure: OperationFailure) {
+    super(failure.message)
+  }
+}
+
+/** Anything thrown by a transport, as the failure the data layer reasons about. */
+export function failureOf(error: unknown): OperationFailure {
+  if (error instanceof TransportError) return error.failure
+  const e = error as Partial<OperationFailure> & { message?: string }
+  if (e && typeof e.kind === 'string' && typeof e.message === 'string') return e as OperationFailure
+  return { kind: 'network', message: e?.message ?? String(error) }
+}
