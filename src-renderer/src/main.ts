@@ -1,4 +1,5 @@
 import { mount } from 'svelte'
+import './app/theme.css'
 import App from './App.svelte'
 
 const target = document.getElementById('app')

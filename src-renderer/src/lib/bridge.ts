@@ -7,6 +7,7 @@ import {
   BRIDGE_GLOBAL,
   HOST_BRIDGE_PATH,
   HOST_BRIDGE_PROTOCOL,
+  HOST_BYTES_KEY,
   HOST_SECRET_FRAGMENT,
   HOST_SECRET_PROTOCOL_PREFIX,
   isEventChannel,
@@ -73,6 +74,24 @@ function toBase64(bytes: Uint8Array): string {
   return btoa(binary)
 }
 
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text)
+  const bytes = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  return bytes
+}
+
+/** A host message, with the bytes the host sent as base64 (files.read) made a Uint8Array again. */
+export function decodeHostMessage(text: string): HostMessage {
+  return JSON.parse(text, (_key, value: unknown) => {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const encoded = (value as Record<string, unknown>)[HOST_BYTES_KEY]
+      if (typeof encoded === 'string' && Object.keys(value).length === 1) return fromBase64(encoded)
+    }
+    return value
+  }) as HostMessage
+}
+
 /** The browser: the host's WebSocket, reconnected when it drops. */
 export function hostBridge(options: HostBridgeOptions): Bridge & { close(): void } {
   let socket: WebSocket | undefined
@@ -93,7 +112,7 @@ export function hostBridge(options: HostBridgeOptions): Bridge & { close(): void
       ws.addEventListener('message', (event: MessageEvent) => {
         let message: HostMessage
         try {
-          message = JSON.parse(String(event.data)) as HostMessage
+          message = decodeHostMessage(String(event.data))
         } catch {
           return
         }

@@ -1,0 +1,126 @@
+// Everything the shell can do by name: the command palette lists these, the
+// keyboard shortcuts and the menu's 'command' event run them. One table, so a
+// shortcut shown in the palette is the one that works.
+import type { AppCommand } from '../../../src-shared/ipc.ts'
+import { router } from '../lib/router.svelte.ts'
+import type { IconName } from './icons.ts'
+import { notices } from './notices.svelte.ts'
+import { session } from './session.svelte.ts'
+import { ui } from './ui.svelte.ts'
+import type { OpenWorkspace } from './workspace.svelte.ts'
+
+export interface Command {
+  id: string
+  title: string
+  group: 'Go to' | 'Create' | 'Workspace' | 'Sync' | 'Help'
+  icon: IconName
+  /** As written for shortcutKeys(): "Mod+K", "g e", "c". */
+  shortcut?: string
+  /** Extra words the palette matches on. */
+  keywords?: string
+  /** Hidden when false (no workspace open, read-only token...). */
+  available?: (workspace: OpenWorkspace | undefined) => boolean
+  run: (workspace: OpenWorkspace | undefined) => void | Promise<void>
+}
+
+const signedIn = (w: OpenWorkspace | undefined) => w !== undefined
+const writable = (w: OpenWorkspace | undefined) => w !== undefined && w.canWrite
+
+/** The current screen's own search field takes this (Ctrl/Cmd+F, `/`); without a taker the palette opens. */
+export const FIND_EVENT = 'outpost:find'
+
+/** The screens open their "new" form on their `new` route (#/epics/new, #/docs/new). */
+function startNew(kind: 'epic' | 'doc'): void {
+  router.go(kind === 'epic' ? '#/epics/new' : '#/docs/new')
+}
+
+export const COMMANDS: Command[] = [
+  { id: 'go-epics', title: 'Go to Epics', group: 'Go to', icon: 'epic', shortcut: 'g e', available: signedIn, run: () => router.go('#/epics') },
+  { id: 'go-docs', title: 'Go to Docs', group: 'Go to', icon: 'doc', shortcut: 'g d', available: signedIn, run: () => router.go('#/docs') },
+  { id: 'go-files', title: 'Go to Files', group: 'Go to', icon: 'file', shortcut: 'g f', keywords: 'uploads attachments', available: signedIn, run: () => router.go('#/files') },
+  { id: 'go-objectives', title: 'Go to Objectives', group: 'Go to', icon: 'target', shortcut: 'g o', keywords: 'browse milestones', available: signedIn, run: () => router.go('#/browse/objectives') },
+  { id: 'go-categories', title: 'Go to Categories', group: 'Go to', icon: 'folder', shortcut: 'g c', keywords: 'browse', available: signedIn, run: () => router.go('#/browse/categories') },
+  { id: 'go-teams', title: 'Go to Teams', group: 'Go to', icon: 'users', shortcut: 'g t', keywords: 'browse groups', available: signedIn, run: () => router.go('#/browse/teams') },
+  { id: 'go-settings', title: 'Workspaces and settings', group: 'Workspace', icon: 'settings', shortcut: 'g s', keywords: 'preferences accounts token keychain', available: signedIn, run: () => router.go('#/settings') },
+
+  { id: 'new-epic', title: 'New epic', group: 'Create', icon: 'plus', shortcut: 'c', keywords: 'create add', available: writable, run: () => startNew('epic') },
+  { id: 'new-doc', title: 'New doc', group: 'Create', icon: 'plus', shortcut: 'Shift+C', keywords: 'create add write document', available: writable, run: () => startNew('doc') },
+
+  {
+    id: 'sync-now',
+    title: 'Sync now',
+    group: 'Sync',
+    icon: 'sync',
+    keywords: 'refresh replay send pull',
+    available: signedIn,
+    run: async (w) => {
+      if (!w) return
+      notices.show(w.outbox.pending > 0 ? 'Sending your changes, then syncing…' : 'Syncing…')
+      await w.syncNow().then(
+        () => notices.show('Up to date', 'success'),
+        () => undefined,
+      )
+    },
+  },
+  { id: 'toggle-pending', title: 'Show or hide pending changes', group: 'Sync', icon: 'inbox', shortcut: 'g p', keywords: 'outbox queue failed conflicts offline', available: signedIn, run: () => ui.togglePending() },
+
+  { id: 'add-workspace', title: 'Add a workspace…', group: 'Workspace', icon: 'plus', keywords: 'sign in account token', run: () => {
+      session.adding = true
+    } },
+  { id: 'shortcuts', title: 'Keyboard shortcuts', group: 'Help', icon: 'command', shortcut: '?', keywords: 'keys help', run: () => ui.openPalette('?') },
+]
+
+/** Switching to each other workspace, as palette commands. */
+export function workspaceCommands(): Command[] {
+  return session.accounts
+    .filter((a) => a.id !== session.current?.id)
+    .map((a) => ({
+      id: `switch-${a.id}`,
+      title: `Switch to ${a.workspaceName}`,
+      group: 'Workspace' as const,
+      icon: 'arrowRight' as const,
+      keywords: `${a.workspaceSlug} ${a.baseUrl} ${a.memberName}`,
+      run: async () => {
+        await session.switchTo(a.id).catch((e: unknown) => {
+          notices.show(e instanceof Error ? e.message : String(e), 'error')
+        })
+      },
+    }))
+}
+
+export function commandById(id: string): Command | undefined {
+  return COMMANDS.find((c) => c.id === id)
+}
+
+/** The menu's (and the OS shortcuts') commands, by the shell's command ids. */
+export const APP_COMMANDS: Record<AppCommand, string> = {
+  'open-palette': 'palette',
+  find: 'find',
+  'new-epic': 'new-epic',
+  'new-doc': 'new-doc',
+  'go-epics': 'go-epics',
+  'go-docs': 'go-docs',
+  'go-files': 'go-files',
+  'go-outbox': 'toggle-pending',
+  'open-settings': 'go-settings',
+}
+
+/** Runs a command by id, if it is available now; the palette and find are the shell's own. */
+export function runCommand(id: string, workspace: OpenWorkspace | undefined): void {
+  if (id === 'palette') {
+    ui.openPalette()
+    return
+  }
+  if (id === 'find') {
+    const event = new CustomEvent(FIND_EVENT, { cancelable: true })
+    if (window.dispatchEvent(event)) ui.openPalette()
+    return
+  }
+  const command = commandById(id)
+  if (!command) return
+  if (command.available && !command.available(workspace)) {
+    if (command.available === writable && workspace && !workspace.canWrite) notices.show(workspace.access.reason ?? 'This workspace is read-only for you.', 'error')
+    return
+  }
+  void command.run(workspace)
+}

@@ -1,0 +1,114 @@
+// Who is signed in where: the workspaces added on this computer (never their
+// tokens: those stay with the main side), the current one, and the secret
+// store that keeps the tokens. The main side owns the accounts; this mirrors
+// them and follows its 'accounts-changed' event (another window, the demo
+// signing in, a token replaced).
+import type { AccountInfo, AppInfo, SecretStoreInfo } from '../../../src-shared/ipc.ts'
+import { BridgeError, bridge as pageBridge, type Bridge } from '../lib/bridge.ts'
+import { isLoopback } from '../lib/format.ts'
+
+export type SessionPhase = 'starting' | 'signed-out' | 'signed-in' | 'broken'
+
+/** Loopback and the demo slug: the local demo service that `npm start` and `npm run web` sign in to. */
+export function isDemoAccount(account: Pick<AccountInfo, 'baseUrl' | 'workspaceSlug'>): boolean {
+  return account.workspaceSlug === 'demo' && isLoopback(account.baseUrl)
+}
+
+export class Session {
+  phase = $state<SessionPhase>('starting')
+  accounts = $state<AccountInfo[]>([])
+  current = $state<AccountInfo | null>(null)
+  secretStore = $state<SecretStoreInfo | null>(null)
+  appInfo = $state<AppInfo | null>(null)
+  /** Why the app could not start (no bridge, host gone). */
+  problem = $state<string | null>(null)
+  /** The sign-in screen over a signed-in app ("Add workspace"). */
+  adding = $state(false)
+
+  bridge: Bridge | undefined
+  private stops: (() => void)[] = []
+
+  start = async (): Promise<void> => {
+    try {
+      this.bridge = pageBridge()
+    } catch (error) {
+      this.problem = error instanceof Error ? error.message : String(error)
+      this.phase = 'broken'
+      return
+    }
+    this.stops.push(
+      this.bridge.on('outpost:accounts-changed', ({ current }) => {
+        this.current = current
+        this.phase = current ? 'signed-in' : 'signed-out'
+        void this.refresh()
+      }),
+    )
+    try {
+      const [accounts, current, secretStore, appInfo] = await Promise.all([
+        this.bridge.call('outpost:accounts.list'),
+        this.bridge.call('outpost:accounts.current'),
+        this.bridge.call('outpost:secret-store.describe').catch(() => null),
+        this.bridge.call('outpost:app.info').catch(() => null),
+      ])
+      this.accounts = accounts
+      this.current = current
+      this.secretStore = secretStore
+      this.appInfo = appInfo
+      this.phase = current ? 'signed-in' : 'signed-out'
+    } catch (error) {
+      this.problem = error instanceof Error ? error.message : String(error)
+      this.phase = 'broken'
+    }
+  }
+
+  stop = (): void => {
+    for (const stop of this.stops.splice(0)) stop()
+  }
+
+  refresh = async (): Promise<void> => {
+    if (!this.bridge) return
+    const [accounts, current] = await Promise.all([this.bridge.call('outpost:accounts.list'), this.bridge.call('outpost:accounts.current')])
+    this.accounts = accounts
+    this.current = current
+    this.phase = current ? 'signed-in' : 'signed-out'
+  }
+
+  /** Checks the token with the service and makes the workspace current; throws BridgeError (source 'account'). */
+  add = async (baseUrl: string, token: string): Promise<AccountInfo> => {
+    const account = await this.need().call('outpost:accounts.add', { baseUrl, token })
+    this.adding = false
+    await this.refresh()
+    return account
+  }
+
+  /**
+   * Starts the local demo service if need be (the main side does) and makes
+   * the demo workspace current; throws BridgeError (`unsupported` in a
+   * packaged app, which does not ship the service).
+   */
+  signInToDemo = async (): Promise<AccountInfo> => {
+    const account = await this.need().call('outpost:demo.sign-in')
+    this.adding = false
+    await this.refresh()
+    return account
+  }
+
+  switchTo = async (id: string): Promise<void> => {
+    if (this.current?.id === id) return
+    await this.need().call('outpost:accounts.switch', { id })
+    await this.refresh()
+  }
+
+  /** Forgets the workspace and its token; the next one (if any) becomes current. */
+  remove = async (id: string): Promise<void> => {
+    await this.need().call('outpost:accounts.remove', { id })
+    await this.refresh()
+  }
+
+  private need(): Bridge {
+    if (!this.bridge) throw new BridgeError({ source: 'ipc', kind: 'internal', message: 'Outpost is not connected to its main side.' })
+    return this.bridge
+  }
+}
+
+export const session = new Session()

@@ -1,0 +1,195 @@
+// The open workspace: its cache (one Dexie database per base URL + slug), the
+// transport over the bridge, the data engine that fills the cache and replays
+// the outbox when main says so, the actions every write goes through, local
+// search, and opening and reading downloaded files. It is what the feature
+// screens get (features/context.ts) and what the status bar and the pending
+// panel read: connectivity, the engine's status and the outbox's, all as plain
+// $state fed by events and liveQuery.
+import { liveQuery, type Subscription } from 'dexie'
+import type { AccountInfo, ConnectivityState } from '../../../src-shared/ipc.ts'
+import { outboxActions, type Actions } from '../data/actions.ts'
+import { bridgeTransport } from '../data/bridge-transport.ts'
+import { openWorkspaceDb, type OutpostDb } from '../data/db.ts'
+import { IDLE_STATUS, startDataEngine, syncStatus, type DataEngine, type SyncStatus } from '../data/engine.ts'
+import { outboxStatus, type OutboxStatus } from '../data/outbox/index.ts'
+import { createSearch, type LocalSearch } from '../data/search/index.ts'
+import { failureOf, type Transport } from '../data/transport.ts'
+import type { EntityId } from '../data/types.ts'
+import type { Workspace, WorkspaceFiles, WorkspaceSync } from '../features/context.ts'
+import type { Bridge } from '../lib/bridge.ts'
+import { router } from '../lib/router.svelte.ts'
+import { workspaceFiles } from './file-opener.ts'
+import { notices } from './notices.svelte.ts'
+import { withUploadProgress } from '../features/files/uploads.svelte.ts'
+import { replayFor } from './replay.ts'
+
+/** Whether this token may write, as last learned (kept in `meta`, so it is known offline too). */
+export interface Access {
+  canWrite: boolean
+  /** Why not, in the user's words. */
+  reason?: string
+  checkedAt: number
+}
+
+const ACCESS_KEY = 'shell:access'
+const EMPTY_OUTBOX: OutboxStatus = { pending: 0, inFlight: 0, failed: 0, conflicts: 0, oldestPendingAt: null, oldestPendingAgeMs: null, paused: null }
+
+export class OpenWorkspace implements Workspace {
+  readonly db: OutpostDb
+  readonly transport: Transport
+  readonly actions: Actions
+  readonly search: LocalSearch
+  readonly engine: DataEngine
+
+  online = $state<boolean | undefined>(undefined)
+  onlineSince = $state<number | null>(null)
+  access = $state<Access>({ canWrite: true, checkedAt: 0 })
+  status = $state<SyncStatus>(IDLE_STATUS)
+  outbox = $state<OutboxStatus>(EMPTY_OUTBOX)
+  /** The engine's status row has been read once (before that, "loading"). */
+  ready = $state(false)
+
+  readonly sync: WorkspaceSync
+  /** Opening a downloaded file (the OS's app; a preview tab in a browser) and reading its bytes (thumbnails, previews). */
+  readonly files: WorkspaceFiles
+  private stops: (() => void)[] = []
+  private subscriptions: Subscription[] = []
+  private closed = false
+  private readonly closing = new AbortController()
+
+  constructor(
+    readonly account: AccountInfo,
+    private readonly bridge: Bridge,
+  ) {
+    this.db = openWorkspaceDb(account.baseUrl, account.workspaceSlug)
+    this.transport = bridgeTransport(bridge)
+    this.actions = outboxActions({ db: this.db, transport: this.transport, canWrite: () => this.access.canWrite })
+    this.engine = startDataEngine({
+      db: this.db,
+      transport: this.transport,
+      bridgeEvents: bridge,
+      // Uploads report per-file progress to the files tray.
+      replay: replayFor(this.db, withUploadProgress(this.transport), this.closing.signal),
+    })
+    this.search = createSearch(this.db, { onError: (error) => console.error('Outpost search:', error) })
+    this.sync = {
+      refreshEpic: (id: number) => this.engine.refreshEpic(id),
+      refreshDoc: (id: string) => this.engine.refreshDoc(id),
+      openFile: (id: EntityId) => this.engine.openFile(id),
+    }
+    this.files = workspaceFiles(bridge)
+  }
+
+  get canWrite(): boolean {
+    return this.access.canWrite
+  }
+
+  /** Starts listening and the first replay and sync (main's own 'start' trigger may have come before this window was ready). */
+  start = async (): Promise<void> => {
+    this.subscriptions.push(
+      liveQuery(() => syncStatus(this.db)).subscribe({
+        next: (status) => {
+          this.status = status
+          this.ready = true
+        },
+        error: (error) => console.error('Outpost: sync status', error),
+      }),
+      liveQuery(() => outboxStatus(this.db)).subscribe({
+        next: (status) => {
+          // A change made while online goes out at once, not at the next reconnect or timer.
+          if (status.pending > this.outbox.pending && this.online !== false && !status.paused) this.replaySoon()
+          this.outbox = status
+          if (status.paused?.reason === 'read-only' && this.access.canWrite) void this.setAccess({ canWrite: false, reason: status.paused.message, checkedAt: Date.now() })
+        },
+        error: (error) => console.error('Outpost: outbox status', error),
+      }),
+    )
+    this.stops.push(this.bridge.on('outpost:connectivity', (state) => this.connectivity(state)))
+    void this.bridge
+      .call('outpost:connectivity.get')
+      .then((state) => this.connectivity(state))
+      .catch(() => undefined)
+
+    const saved = (await this.db.meta.get(ACCESS_KEY).catch(() => undefined))?.value as Access | undefined
+    if (saved && !this.closed) this.access = saved
+    void this.checkAccess()
+    void this.engine
+      .replay()
+      .catch(() => undefined)
+      .then(() => this.engine.sync())
+      .catch(() => undefined)
+  }
+
+  private replayTimer: ReturnType<typeof setTimeout> | undefined
+
+  /** Replays shortly: a burst of edits (typing, a multi-file drop) goes out as one pass. */
+  private replaySoon(): void {
+    if (this.replayTimer !== undefined || this.closed) return
+    this.replayTimer = setTimeout(() => {
+      this.replayTimer = undefined
+      if (!this.closed) void this.engine.replay().catch(() => undefined)
+    }, 300)
+  }
+
+  close = async (): Promise<void> => {
+    clearTimeout(this.replayTimer)
+    if (this.closed) return
+    this.closed = true
+    for (const stop of this.stops.splice(0)) stop()
+    for (const s of this.subscriptions.splice(0)) s.unsubscribe()
+    this.search.dispose()
+    this.closing.abort()
+    await this.engine.stop().catch(() => undefined)
+    this.db.close()
+  }
+
+  /** Replays the outbox, then syncs; says how it went. */
+  syncNow = async (): Promise<void> => {
+    try {
+      await this.engine.replay()
+      await this.engine.sync({ force: true })
+    } catch (error) {
+      notices.show(`Sync failed: ${failureOf(error).message}`, 'error')
+      throw error
+    }
+  }
+
+  notify = (message: string, kind: 'info' | 'error' = 'info'): void => {
+    notices.show(message, kind)
+  }
+
+  navigate = (hash: string): void => router.go(hash)
+
+  private connectivity(state: ConnectivityState): void {
+    this.online = state.online
+    this.onlineSince = state.since
+  }
+
+  /**
+   * A read-only token (v4 scopes without `write`) or an Observer cannot write:
+   * the screens say so instead of offering edits that could only fail.
+   */
+  private checkAccess = async (): Promise<void> => {
+    try {
+      if (this.account.tokenKind !== 'v4') return
+      const whoami = await this.transport.call<{ authorization?: { scopes?: string[] } }>('whoami', { lane: 'user-read' })
+      const scopes = whoami?.authorization?.scopes
+      let access: Access = { canWrite: true, checkedAt: Date.now() }
+      if (Array.isArray(scopes) && !scopes.includes('write')) {
+        access = { canWrite: false, reason: 'This workspace was added with a read-only API token: you can read everything, but not change it.', checkedAt: Date.now() }
+      } else {
+        const me = await this.db.members.get(this.account.memberId)
+        if (me?.role === 'observer') access = { canWrite: false, reason: 'You are an Observer in this workspace: you can read everything, but not change it.', checkedAt: Date.now() }
+      }
+      await this.setAccess(access)
+    } catch {
+      // Offline or refused: keep what we knew.
+    }
+  }
+
+  private async setAccess(access: Access): Promise<void> {
+    if (this.closed) return
+    this.access = access
+    await this.db.meta.put({ key: ACCESS_KEY, value: access }).catch(() => undefined)
+  }
+}

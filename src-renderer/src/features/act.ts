@@ -1,0 +1,36 @@
+// Running a write from a screen: the actions apply it at once (overlay +
+// outbox); what can still go wrong here is a refusal (read-only token, an
+// entity gone from the cache) or a broken database. Either is told to the
+// user through the shell's notices, never swallowed.
+import { notices } from '../app/notices.svelte.ts'
+import { WriteRefused } from '../data/actions.ts'
+import type { EntityId } from '../data/types.ts'
+
+export function messageOf(error: unknown): string {
+  if (error instanceof WriteRefused) return error.message
+  if (error instanceof Error) return error.message
+  return String(error)
+}
+
+/** Runs a write; tells the user when it was refused. Resolves with its result, or undefined when it failed. */
+export async function attempt<T>(run: () => Promise<T>, done?: string): Promise<T | undefined> {
+  try {
+    const result = await run()
+    if (done) notices.show(done, 'success')
+    return result
+  } catch (error) {
+    notices.show(messageOf(error), 'error')
+    return undefined
+  }
+}
+
+/** A route's id as the cache types it: integers for int kinds, strings for uuids and local ids. */
+export function idFromRoute(value: string, kind: 'int' | 'uuid'): EntityId {
+  if (kind === 'int' && /^\d+$/.test(value)) return Number(value)
+  return value
+}
+
+/** The id in a route (`#/epics/local:…` works too). */
+export function routeId(id: EntityId): string {
+  return encodeURIComponent(String(id))
+}

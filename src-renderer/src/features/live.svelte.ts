@@ -1,0 +1,150 @@
+// Dexie live queries as Svelte 5 state that outlives the screen reading it.
+// A `Live` subscribes while some component reads it and keeps its last value
+// when none does, so coming back to a list (10,000 epics) paints at once from
+// memory while the query runs again underneath.
+import { liveQuery } from 'dexie'
+import { createSubscriber } from 'svelte/reactivity'
+import type { OutpostDb } from '../data/db.ts'
+import { byId, writeStatesOf, type WriteState } from './lookup.ts'
+import { syncStatus, type SyncStatus } from '../data/engine.ts'
+import {
+  mergedCategories,
+  mergedDocs,
+  mergedEpics,
+  mergedFiles,
+  mergedLinkedFiles,
+  mergedObjectives,
+} from '../data/overlay.ts'
+import type {
+  CachedCategory,
+  CachedDoc,
+  CachedEpic,
+  CachedEpicState,
+  CachedFile,
+  CachedGroup,
+  CachedLabel,
+  CachedLinkedFile,
+  CachedMember,
+  CachedObjective,
+  EntityKind,
+  OutboxRecord,
+} from '../data/types.ts'
+
+export class Live<T> {
+  #value = $state.raw<T | undefined>(undefined)
+  #error = $state.raw<unknown>(undefined)
+  #loaded = $state(false)
+  readonly #subscribe: () => void
+
+  constructor(query: () => Promise<T>) {
+    this.#subscribe = createSubscriber(() => {
+      const subscription = liveQuery(query).subscribe({
+        next: (value) => {
+          this.#value = value
+          this.#error = undefined
+          this.#loaded = true
+        },
+        error: (error: unknown) => {
+          this.#error = error
+          this.#loaded = true
+        },
+      })
+      return () => subscription.unsubscribe()
+    })
+  }
+
+  /** The last answer (undefined until the first one). */
+  get value(): T | undefined {
+    this.#subscribe()
+    return this.#value
+  }
+
+  /** True once the query answered at least once (with rows or an error). */
+  get loaded(): boolean {
+    this.#subscribe()
+    return this.#loaded
+  }
+
+  get error(): unknown {
+    this.#subscribe()
+    return this.#error
+  }
+}
+
+const byName = <T extends { name: string }>(list: T[]) => list.sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }))
+
+/**
+ * What the screens of one workspace read again and again: its lists and its
+ * reference data (members, teams, states, labels...), made once per database.
+ */
+export class WorkspaceData {
+  readonly epics: Live<CachedEpic[]>
+  readonly docs: Live<CachedDoc[]>
+  readonly files: Live<CachedFile[]>
+  readonly linkedFiles: Live<CachedLinkedFile[]>
+  readonly objectives: Live<CachedObjective[]>
+  readonly categories: Live<CachedCategory[]>
+  readonly members: Live<CachedMember[]>
+  readonly groups: Live<CachedGroup[]>
+  readonly epicStates: Live<CachedEpicState[]>
+  readonly labels: Live<CachedLabel[]>
+  /** Outbox records by `${kind}:${entityId}`: their state says pending, failed or conflict. */
+  readonly outbox: Live<OutboxRecord[]>
+  /** The sync engine's status: whether the first sync (bootstrap) is done, and how far along. */
+  readonly status: Live<SyncStatus>
+  readonly memberById: ReadonlyMap<string, CachedMember>
+  readonly groupById: ReadonlyMap<string, CachedGroup>
+  readonly stateById: ReadonlyMap<string, CachedEpicState>
+  readonly labelById: ReadonlyMap<string, CachedLabel>
+  readonly objectiveById: ReadonlyMap<string, CachedObjective>
+  readonly categoryById: ReadonlyMap<string, CachedCategory>
+  /** The worst state of each entity's queued writes, by `${kind}:${entityId}`. */
+  readonly writeStates: ReadonlyMap<string, WriteState>
+
+  constructor(readonly db: OutpostDb) {
+    this.epics = new Live(() => mergedEpics(db))
+    this.docs = new Live(async () => (await mergedDocs(db)).sort((a, b) => b.updated_at.localeCompare(a.updated_at)))
+    this.files = new Live(async () => (await mergedFiles(db)).sort((a, b) => b.created_at.localeCompare(a.created_at)))
+    this.linkedFiles = new Live(async () => (await mergedLinkedFiles(db)).sort((a, b) => b.created_at.localeCompare(a.created_at)))
+    this.objectives = new Live(async () => (await mergedObjectives(db)).sort((a, b) => a.position - b.position))
+    this.categories = new Live(async () => byName(await mergedCategories(db)))
+    this.members = new Live(async () => byName(await db.members.toArray()))
+    this.groups = new Live(async () => byName(await db.groups.toArray()))
+    this.epicStates = new Live(() => db.epicStates.orderBy('position').toArray())
+    this.labels = new Live(async () => byName(await db.labels.toArray()))
+    this.outbox = new Live(() => db.outbox.toArray())
+    this.status = new Live(() => syncStatus(db))
+
+    // Lookups by id, rebuilt when their list changes.
+    this.memberById = $derived(byId(this.members.value))
+    this.groupById = $derived(byId(this.groups.value))
+    this.stateById = $derived(byId(this.epicStates.value))
+    this.labelById = $derived(byId(this.labels.value))
+    this.objectiveById = $derived(byId(this.objectives.value))
+    this.categoryById = $derived(byId(this.categories.value))
+    this.writeStates = $derived(writeStatesOf(this.outbox.value))
+  }
+
+  /** The worst state among an entity's queued writes, if any. */
+  writeState(kind: EntityKind, id: string | number): WriteState | undefined {
+    return this.writeStates.get(`${kind}:${String(id)}`)
+  }
+}
+
+const perDb = new WeakMap<OutpostDb, WorkspaceData>()
+
+/**
+ * The one WorkspaceData of a database. Made under its own effect root, so its
+ * derived lookups belong to no screen: they outlive the screen that first
+ * asked (and go with the database, which the shell closes when it switches).
+ */
+export function workspaceData(db: OutpostDb): WorkspaceData {
+  let data = perDb.get(db)
+  if (!data) {
+    $effect.root(() => {
+      data = new WorkspaceData(db)
+    })
+    perDb.set(db, data!)
+  }
+  return data!
+}

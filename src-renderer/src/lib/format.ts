@@ -1,0 +1,56 @@
+// Small, locale-aware wording for times and sizes the shell shows.
+
+const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
+
+/** "just now", "2 minutes ago", "yesterday": `at` and `now` in epoch ms. */
+export function timeAgo(at: number, now: number = Date.now()): string {
+  const seconds = Math.round((at - now) / 1000)
+  const abs = Math.abs(seconds)
+  if (abs < 45) return 'just now'
+  if (abs < 45 * 60) return rtf.format(Math.round(seconds / 60), 'minute')
+  if (abs < 22 * 3600) return rtf.format(Math.round(seconds / 3600), 'hour')
+  if (abs < 26 * 86400) return rtf.format(Math.round(seconds / 86400), 'day')
+  return new Date(at).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
+}
+
+/** A full date and time for tooltips. */
+export function fullTime(at: number): string {
+  return new Date(at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+}
+
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return ''
+  if (bytes < 1024) return `${bytes} B`
+  const units = ['KB', 'MB', 'GB', 'TB']
+  let value = bytes / 1024
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`
+}
+
+/** "1 change", "3 changes". */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count.toLocaleString()} ${count === 1 ? one : many}`
+}
+
+/** The host of a base URL ("api.example.com", "127.0.0.1:4100"); the text itself when it is no URL. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return url
+  }
+}
+
+/** True for addresses that never leave this computer. */
+export function isLoopback(url: string): boolean {
+  try {
+    const host = new URL(url).hostname
+    return host === 'localhost' || host === '[::1]' || /^127\./.test(host)
+  } catch {
+    return false
+  }
+}

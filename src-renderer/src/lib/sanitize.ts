@@ -1,0 +1,123 @@
+// The one way server HTML reaches the DOM: doc bodies, rendered markdown,
+// anything the service wrote. `{@html}` only ever takes what `sanitizeHtml`
+// returned. The policy is stricter than DOMPurify's defaults: HTML only (no
+// SVG or MathML, where scripts and odd parsing hide), no styles, no forms, no
+// frames, no event handlers, links only to the web or mail, images only from
+// data: or blob: (the CSP blocks remote ones anyway; their alt text stays).
+// Links open outside the app: target=_blank with rel="noopener noreferrer",
+// which Electron's window-open handler hands to the OS browser (http(s) only).
+import DOMPurify, { type Config } from 'dompurify'
+
+const FORBID_TAGS = [
+  'script',
+  'style',
+  'link',
+  'meta',
+  'base',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'form',
+  'input',
+  'button',
+  'textarea',
+  'select',
+  'option',
+  'template',
+  'svg',
+  'math',
+  'noscript',
+  'audio',
+  'video',
+  'source',
+  'track',
+  'portal',
+]
+
+const FORBID_ATTR = ['style', 'srcset', 'action', 'formaction', 'background', 'ping', 'xlink:href', 'autofocus', 'tabindex']
+
+/** Web pages and mail in links; images only from data/blob (the CSP's img-src). */
+const SAFE_LINK = /^(?:https?:|mailto:)/i
+const SAFE_IMAGE = /^(?:data:image\/(?:png|gif|jpe?g|webp|avif);|blob:)/i
+
+const CONFIG: Config = {
+  USE_PROFILES: { html: true },
+  FORBID_TAGS,
+  FORBID_ATTR,
+  ALLOW_DATA_ATTR: false,
+  ALLOW_UNKNOWN_PROTOCOLS: false,
+  // http(s), mailto, and in-page anchors; never javascript:, data: (links), vbscript:, file:.
+  ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|#)/i,
+  KEEP_CONTENT: true,
+  WHOLE_DOCUMENT: false,
+  RETURN_TRUSTED_TYPE: false,
+}
+
+let purifier: ReturnType<typeof DOMPurify> | undefined
+
+/** Our own DOMPurify instance, so its hooks never leak into anyone else's. */
+function instance(): ReturnType<typeof DOMPurify> {
+  if (purifier) return purifier
+  const p = DOMPurify(window)
+  p.addHook('uponSanitizeAttribute', (_node, event) => {
+    // Belt and braces: any on* attribute is dropped whatever the allow-list says.
+    if (/^on/i.test(event.attrName)) event.keepAttr = false
+  })
+  p.addHook('afterSanitizeAttributes', (node) => {
+    const tag = node.tagName.toLowerCase()
+    if (tag === 'a') {
+      const href = node.getAttribute('href') ?? ''
+      if (href.startsWith('#')) {
+        node.removeAttribute('target')
+        return
+      }
+      if (!SAFE_LINK.test(href)) {
+        node.removeAttribute('href')
+        node.removeAttribute('target')
+        return
+      }
+      node.setAttribute('target', '_blank')
+      node.setAttribute('rel', 'noopener noreferrer')
+      return
+    }
+    if (tag === 'img') {
+      const src = node.getAttribute('src') ?? ''
+      if (!SAFE_IMAGE.test(src)) {
+        // A remote image would be blocked by the CSP and leak a request: keep what it said instead.
+        const alt = node.getAttribute('alt')?.trim()
+        const note = node.ownerDocument.createElement('span')
+        note.className = 'remote-image'
+        note.textContent = alt ? `[image: ${alt}]` : '[image]'
+        node.replaceWith(note)
+      }
+      node.removeAttribute('loading')
+    }
+  })
+  return (purifier = p)
+}
+
+/** Server HTML made safe for `{@html}`. */
+export function sanitizeHtml(dirty: string | null | undefined): string {
+  if (!dirty) return ''
+  return instance().sanitize(dirty, CONFIG)
+}
+
+/** Plain text of server HTML (for previews, search snippets, titles). */
+export function htmlToText(dirty: string | null | undefined): string {
+  const clean = sanitizeHtml(dirty)
+  if (!clean) return ''
+  // Blocks end with a space, so "<h1>Title</h1><p>Text</p>" reads "Title Text".
+  const spaced = clean.replace(/<\/(?:p|div|h[1-6]|li|tr|td|th|pre|blockquote|dt|dd)>|<br\s*\/?>/gi, '$& ')
+  const doc = new DOMParser().parseFromString(spaced, 'text/html')
+  return (doc.body.textContent ?? '').replace(/\s+/g, ' ').trim()
+}
+
+/** The link a click landed on, when it leaves the app (http(s) or mail). */
+export function externalLinkOf(event: MouseEvent): HTMLAnchorElement | undefined {
+  const target = event.target instanceof Element ? event.target.closest('a[href]') : null
+  if (!(target instanceof HTMLAnchorElement)) return undefined
+  return SAFE_LINK.test(target.getAttribute('href') ?? '') ? target : undefined
+}
