@@ -5,7 +5,7 @@
 // instead of leaving a dead account behind. Real workspaces are never touched.
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Accounts } from './accounts/accounts.ts'
+import type { Account, Accounts } from './accounts/accounts.ts'
 import { writeFileAtomically } from './secrets/write-atomically.ts'
 
 export const DEMO_FILE = 'demo.json'
@@ -42,17 +42,24 @@ export function wantsDemo(accounts: DemoAccounts, previous: { baseUrl: string } 
 }
 
 /**
- * Makes the demo the current workspace when `wantsDemo` says so: the account
- * of an earlier demo at another address is removed, the demo is added (or its
- * token refreshed), and its address remembered. Returns whether it signed in.
+ * Makes the demo the current workspace, whatever is current now (the user
+ * asked for it): the account of an earlier demo at another address is
+ * removed, the demo is added (or its token refreshed) and its address
+ * remembered. Other workspaces stay as they are.
  */
-export async function signInToDemo(accounts: DemoAccounts, dataDir: string, demo: DemoService): Promise<boolean> {
+export async function useDemo(accounts: DemoAccounts, dataDir: string, demo: DemoService): Promise<Account> {
   const previous = await previousDemo(dataDir)
-  if (!wantsDemo(accounts, previous)) return false
   for (const account of accounts.list()) {
     if (previous && account.baseUrl === previous.baseUrl && account.baseUrl !== demo.baseUrl) await accounts.remove(account.id)
   }
-  await accounts.addAccount(demo.baseUrl, demo.token)
+  const account = await accounts.addAccount(demo.baseUrl, demo.token)
   await writeFileAtomically(join(dataDir, DEMO_FILE), JSON.stringify({ baseUrl: demo.baseUrl }), 0o644)
+  return account
+}
+
+/** At launch: makes the demo current only when `wantsDemo` says so. Returns whether it signed in. */
+export async function signInToDemo(accounts: DemoAccounts, dataDir: string, demo: DemoService): Promise<boolean> {
+  if (!wantsDemo(accounts, await previousDemo(dataDir))) return false
+  await useDemo(accounts, dataDir, demo)
   return true
 }

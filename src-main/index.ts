@@ -4,6 +4,7 @@
 import { join } from 'node:path'
 import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, net, powerMonitor, protocol, safeStorage, screen, session, shell } from 'electron'
 import type { EventChannel, EventOf } from '../src-shared/ipc.ts'
+import { demoLauncher, runningDemo, startDemoProcess, type DemoLauncher } from './demo-service.ts'
 import { registerIpc } from './ipc/register.ts'
 import { openMainSide, type MainSide } from './main-side.ts'
 import { openSecretStore } from './secrets/open.ts'
@@ -79,13 +80,29 @@ async function start(): Promise<void> {
     return
   }
 
+  // `npm start` runs the local demo service and hands its address and token over; a development
+  // build launched otherwise starts it on demand with Node; a packaged app does not ship it.
+  const demoBaseUrl = process.env.OUTPOST_DEMO_BASE_URL
+  const demoToken = process.env.OUTPOST_DEMO_TOKEN
+  delete process.env.OUTPOST_DEMO_TOKEN
+  let demo: DemoLauncher | undefined
+  if (demoBaseUrl && demoToken) demo = runningDemo({ baseUrl: demoBaseUrl, token: demoToken })
+  else if (!app.isPackaged) {
+    const node = process.env.OUTPOST_NODE ?? process.env.npm_node_execpath ?? 'node'
+    demo = demoLauncher(() => startDemoProcess({ node, cwd: app.getAppPath(), dataDir }))
+  }
+
   const side = await openMainSide({
     dataDir,
-    fileCacheDir: join(app.getPath('userData'), 'files'),
+    fileCacheDir: join(dataDir, 'files'),
+    stagingDir: join(dataDir, 'staging'),
     secrets,
     appInfo: { name: app.getName(), version: app.getVersion(), platform: process.platform, shell: 'electron' },
     isOnline: () => net.isOnline(),
     emit,
+    // Only paths the main side found in its own file cache reach it (see files.open).
+    openPath: (path) => shell.openPath(path),
+    demo,
   })
   mainSide = side
 
@@ -99,17 +116,14 @@ async function start(): Promise<void> {
     onRefused: (channel, reason) => console.warn(`Outpost refused an IPC message on ${channel}: ${reason}`),
   })
 
-  // `npm start` runs the local demo service and hands its address and token over.
-  const demoBaseUrl = process.env.OUTPOST_DEMO_BASE_URL
-  const demoToken = process.env.OUTPOST_DEMO_TOKEN
-  if (demoBaseUrl && demoToken) {
+  // The demo `npm start` runs is signed in to when no workspace is set up (or it is the current one).
+  if (demoBaseUrl && demoToken && demo) {
     try {
-      await side.signInToDemo({ baseUrl: demoBaseUrl, token: demoToken })
+      await side.signInToDemo(await demo.start())
     } catch (error) {
       console.error(`Outpost could not sign in to the demo workspace: ${error instanceof Error ? error.message : String(error)}`)
     }
   }
-  delete process.env.OUTPOST_DEMO_TOKEN
 
   Menu.setApplicationMenu(
     Menu.buildFromTemplate(

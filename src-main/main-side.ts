@@ -1,11 +1,14 @@
 // The main side put together, without Electron: accounts, the current
-// workspace's gateway, connectivity, the sync schedule and the handler table.
+// workspace's gateway, connectivity, the sync schedule, our file folders, the
+// demo launcher and the handler table.
 // The Electron entry (index.ts) and the browser host (e2e/host) both open it
 // and only add their own transport (ipcMain or a WebSocket) and OS hooks.
 import { join } from 'node:path'
 import type { AppInfo } from '../src-shared/ipc.ts'
 import { Accounts } from './accounts/accounts.ts'
 import { signInToDemo, type DemoService } from './demo.ts'
+import type { DemoLauncher } from './demo-service.ts'
+import type { OwnFolders } from './files/folders.ts'
 import { createGateway } from './gateway/gateway.ts'
 import type { GatewayOptions } from './gateway/gateway.ts'
 import type { SecretStore } from './secrets/secret-store.ts'
@@ -23,8 +26,15 @@ export interface MainSideOptions {
   dataDir: string
   /** Downloaded file contents (default: `<dataDir>/files`). */
   fileCacheDir?: string
+  /** Copies of dropped files for queued uploads (default: `<dataDir>/staging`). */
+  stagingDir?: string
   secrets: SecretStore
-  appInfo: AppInfo
+  /** What the app says about itself (whether the demo can start follows from `demo`). */
+  appInfo: Omit<AppInfo, 'demoAvailable'>
+  /** Opens a file with the OS's app for it (Electron's `shell.openPath`); absent in the browser host. */
+  openPath?: (path: string) => Promise<string>
+  /** Starts the local demo service on demand; absent in a packaged app. Closed with the main side. */
+  demo?: DemoLauncher
   /** Electron's `net.isOnline()`; the host has no such thing and says true. */
   isOnline: () => boolean
   /** Sends an event to the renderer(s). */
@@ -41,6 +51,8 @@ export interface MainSide {
   connectivity: Connectivity
   schedule: SyncSchedule
   pickedFiles: PickedFiles
+  /** The staging folder and the file cache. */
+  folders: OwnFolders
   /** Signs in to the local demo service when no workspace is set up or the demo is the current one (see demo.ts). */
   signInToDemo(demo: DemoService): Promise<boolean>
   /** Starts connectivity monitoring and the schedule (the first replay and sync). */
@@ -71,15 +83,23 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
     create: options.createGateway ?? createGateway,
     onReachability: (reached) => connectivity.reportRequest(reached),
   })
-  const pickedFiles = new PickedFiles()
+  const folders: OwnFolders = {
+    staging: options.stagingDir ?? join(options.dataDir, 'staging'),
+    cache: options.fileCacheDir ?? join(options.dataDir, 'files'),
+  }
+  // Staged copies are ours: they upload without a drop of this session (after a restart too).
+  const pickedFiles = new PickedFiles({ ownFolders: [folders.staging] })
   const table = createHandlers({
     accounts,
     secretStore: options.secrets,
     gateway,
     connectivity,
-    appInfo: options.appInfo,
+    appInfo: { ...options.appInfo, demoAvailable: options.demo !== undefined },
     pickedFiles,
-    fileCacheDir: options.fileCacheDir ?? join(options.dataDir, 'files'),
+    dataDir: options.dataDir,
+    folders,
+    openPath: options.openPath,
+    demo: options.demo,
     emit: options.emit,
     // A new workspace (or a new token) is a reason to replay and sync at once.
     accountsChanged: (current) => {
@@ -93,6 +113,7 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
     connectivity,
     schedule,
     pickedFiles,
+    folders,
     async signInToDemo(demo) {
       const signedIn = await signInToDemo(accounts, options.dataDir, demo)
       if (signedIn) await gateway.reset()
@@ -105,7 +126,8 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
     async close() {
       schedule.stop()
       connectivity.stop()
-      await gateway.reset()
+      // Both at once: on quit, the demo's child process is told to stop before the app is gone.
+      await Promise.all([gateway.reset(), options.demo?.close()])
     },
   }
 }

@@ -62,8 +62,10 @@ export interface ApiCallRequest {
 export interface UploadRequest {
   /** Chosen by the renderer, so progress events can be matched before the answer. */
   uploadId: string
-  /** Paths on disk, from `getPathForFile` (at most four per upload). */
+  /** Paths on disk, from `getPathForFile` or `files.stage` (at most four per upload). */
   paths: string[]
+  /** The name each file is uploaded under (default: the dropped file's own name, also for a staged copy). */
+  names?: string[]
   storyId?: number
 }
 
@@ -92,6 +94,46 @@ export interface DownloadResponse {
   bytes: number
 }
 
+/** A file of the current workspace whose content is (or will be, downloaded first) in the app's file cache. */
+export interface CachedFileRequest {
+  fileId: number
+}
+
+export interface ReadFileRequest extends CachedFileRequest {
+  /** Read at most this many bytes (default and ceiling: FILE_READ_MAX_BYTES); a longer file is cut, and says so. */
+  maxBytes?: number
+}
+
+/** The largest read of a cached file: the service takes uploads of up to 50 MiB. */
+export const FILE_READ_MAX_BYTES = 50 * 1024 * 1024
+
+export interface ReadFileResponse {
+  /** The content (its first `maxBytes`): a plain Uint8Array, which survives structured clone and the host's socket. */
+  bytes: Uint8Array
+  /** The whole file's size. */
+  size: number
+  /** True when `bytes` is only the beginning of the file. */
+  truncated: boolean
+  /** From the file's name (the service's own type is on its row). */
+  contentType: string
+}
+
+/**
+ * A file the user dropped or picked, to copy into the app's durable staging
+ * folder before an upload is queued. In the browser host the page's files are
+ * staged by the host already (pathForFile answers with the staged copy), and
+ * that path comes back unchanged.
+ */
+export interface StageRequest {
+  path: string
+}
+
+export interface StagedFile {
+  /** The durable copy, `<staging>/<uuid>-<safe name>`: uploads take it even after a restart. */
+  path: string
+  size: number
+}
+
 export type ConnectivityReason = 'start' | 'os' | 'request' | 'probe'
 
 export interface ConnectivityState {
@@ -118,6 +160,8 @@ export interface AppInfo {
   platform: string
   /** `electron` in the desktop app, `browser` in the browser host. */
   shell: 'electron' | 'browser'
+  /** Whether `demo.sign-in` can start the local demo service (development builds and the browser host). */
+  demoAvailable: boolean
 }
 
 /** Shortcuts and menu items that the renderer carries out. */
@@ -146,7 +190,14 @@ export type IpcError =
   | ({ source: 'gateway' } & OperationFailure)
   | { source: 'account'; kind: AccountErrorKind; message: string; status?: number }
   | { source: 'secret-store'; kind: SecretStoreErrorKind; message: string }
-  | { source: 'ipc'; kind: 'invalid-request' | 'no-account' | 'refused' | 'internal'; message: string }
+  | { source: 'ipc'; kind: IpcFailureKind; message: string }
+
+/**
+ * `unsupported`: this build or shell cannot do it (the demo in a packaged
+ * app, opening a file with an OS app from the browser host); `cannot-open`:
+ * the OS could not open a file (no app for its type).
+ */
+export type IpcFailureKind = 'invalid-request' | 'no-account' | 'refused' | 'unsupported' | 'cannot-open' | 'internal'
 
 export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError }
 
@@ -166,6 +217,16 @@ export interface RequestChannels {
   /** The service's list of uploaded files. */
   'outpost:files.upload': { request: UploadRequest; response: unknown }
   'outpost:files.download': { request: DownloadRequest; response: DownloadResponse }
+  /** Opens a file's cached content with the OS's app for it (Electron only: `unsupported` in the browser host). */
+  'outpost:files.open': { request: CachedFileRequest; response: void }
+  /** A file's cached content, for thumbnails and in-app previews. */
+  'outpost:files.read': { request: ReadFileRequest; response: ReadFileResponse }
+  /** Copies a dropped or picked file into the staging folder, so a queued upload survives the original moving. */
+  'outpost:files.stage': { request: StageRequest; response: StagedFile }
+  /** Removes a staged or cached file; any other path is refused. */
+  'outpost:files.discard': { request: { path: string }; response: void }
+  /** Starts (or reuses) the local demo service and makes its workspace current. */
+  'outpost:demo.sign-in': { request: void; response: AccountInfo }
   'outpost:connectivity.get': { request: void; response: ConnectivityState }
   'outpost:app.info': { request: void; response: AppInfo }
 }
@@ -213,6 +274,11 @@ const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
   'outpost:api.call': true,
   'outpost:files.upload': true,
   'outpost:files.download': true,
+  'outpost:files.open': true,
+  'outpost:files.read': true,
+  'outpost:files.stage': true,
+  'outpost:files.discard': true,
+  'outpost:demo.sign-in': true,
   'outpost:connectivity.get': true,
   'outpost:app.info': true,
 }
@@ -274,3 +340,10 @@ export type HostMessage =
   | { type: 'result'; id: number; result: IpcResult<unknown> }
   | { type: 'staged'; id: number; path?: string; error?: string }
   | { type: 'event'; event: EventChannel; payload: unknown }
+
+/**
+ * Host messages are JSON, which has no bytes: a Uint8Array in an answer
+ * (files.read) travels as `{"$outpost-bytes": "<base64>"}` and is turned back
+ * into a Uint8Array by the page's bridge. No other value has this key.
+ */
+export const HOST_BYTES_KEY = '$outpost-bytes'

@@ -1,6 +1,6 @@
 // The browser host against the real local service: who may connect, and the
 // handler table answering over the socket through the renderer's own bridge.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
@@ -108,6 +108,16 @@ describe('the handler table over the socket', () => {
     expect(await page.call('outpost:connectivity.get')).toMatchObject({ online: true })
   })
 
+  it('signs in to the running demo again from the demo card, without a second service', async () => {
+    const page = pageBridge()
+    const before = app.service
+    const account = await page.call('outpost:demo.sign-in')
+    expect(account).toMatchObject({ baseUrl: before!.baseUrl, workspaceSlug: 'demo' })
+    expect(app.service).toBe(before)
+    expect(await page.call('outpost:accounts.list')).toHaveLength(1)
+    expect(await page.call('outpost:app.info')).toMatchObject({ demoAvailable: true })
+  })
+
   it('runs named operations of the API contract through the gateway', async () => {
     const page = pageBridge()
     const epics = (await page.call('outpost:api.call', { operation: 'epics.list', query: { limit: 5 }, lane: 'sync' })) as any
@@ -160,6 +170,29 @@ describe('the handler table over the socket', () => {
     expect(readFileSync(saved.path, 'utf8')).toBe(content)
     expect(saved.path.startsWith(dataDir)).toBe(true)
     expect(downloads.at(-1)).toMatchObject({ downloadId: 'down-1', bytesReceived: content.length })
+  })
+
+  it('reads a file’s exact bytes over the socket, and stages and discards the page’s files', async () => {
+    const page = pageBridge()
+    const bytes = Uint8Array.from({ length: 1000 }, (_, i) => (i * 31 + 7) % 256)
+    const path = await page.pathForFile(new File([bytes], 'pixels.png', { type: 'image/png' }))
+    expect(path.startsWith(app.side.folders.staging)).toBe(true)
+    // The page's file is a staged copy from the start: files.stage hands it back as it is.
+    expect(await page.call('outpost:files.stage', { path })).toEqual({ path, size: 1000 })
+    const uploaded = (await page.call('outpost:files.upload', { uploadId: 'up-3', paths: [path] })) as any[]
+
+    // Base64 on the wire, a Uint8Array again in the page.
+    const read = await page.call('outpost:files.read', { fileId: uploaded[0].id })
+    expect(read.bytes).toBeInstanceOf(Uint8Array)
+    expect(Array.from(read.bytes)).toEqual(Array.from(bytes))
+    expect(read).toMatchObject({ size: 1000, truncated: false, contentType: 'image/png' })
+
+    await page.call('outpost:files.discard', { path })
+    expect(existsSync(path)).toBe(false)
+    await expect(page.call('outpost:files.discard', { path: join(dataDir, 'accounts.json') })).rejects.toMatchObject({ error: { source: 'ipc', kind: 'invalid-request' } })
+    expect(existsSync(join(dataDir, 'accounts.json'))).toBe(true)
+    // A browser has no OS app to open it with: a typed answer, for the page to preview it instead.
+    await expect(page.call('outpost:files.open', { fileId: uploaded[0].id })).rejects.toMatchObject({ error: { source: 'ipc', kind: 'unsupported' } })
   })
 
   it('uploads no path the user did not give', async () => {

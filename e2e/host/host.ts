@@ -7,16 +7,16 @@
 // page elsewhere cannot fake it) that knows this launch's secret (a local
 // program can fake an Origin, but cannot know the secret). The secret reaches
 // the page in the URL fragment, which the browser never sends to a server.
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { createReadStream } from 'node:fs'
-import { mkdir, stat, writeFile } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { join } from 'node:path'
 import { WebSocketServer, type WebSocket } from 'ws'
 import {
   HOST_BRIDGE_PATH,
   HOST_BRIDGE_PROTOCOL,
+  HOST_BYTES_KEY,
   HOST_SECRET_FRAGMENT,
   HOST_SECRET_PROTOCOL_PREFIX,
   type EventChannel,
@@ -24,8 +24,8 @@ import {
   type HostClientMessage,
   type HostMessage,
 } from '../../src-shared/ipc.ts'
+import { stageBytes } from '../../src-main/files/staging.ts'
 import { dispatch } from '../../src-main/ipc/dispatch.ts'
-import { safeFileName } from '../../src-main/ipc/handlers.ts'
 import type { MainSide } from '../../src-main/main-side.ts'
 import { contentSecurityPolicy } from '../../src-main/shell/content-security-policy.ts'
 import { contentTypeOf, resolveRendererFile } from '../../src-main/shell/app-protocol.ts'
@@ -33,8 +33,6 @@ import { contentTypeOf, resolveRendererFile } from '../../src-main/shell/app-pro
 export interface HostOptions {
   /** The built renderer (out/renderer). */
   rendererDir: string
-  /** Where files given to the page are staged before upload (the page has no paths of its own). */
-  stagingDir: string
   /** 0 (default): any free port. */
   port?: number
   /** Largest staged file, in bytes (the service takes 50 MiB). */
@@ -49,9 +47,28 @@ export interface Host {
   secret: string
   /** Sends an event to every connected page (the main side's `emit`). */
   emit: <E extends EventChannel>(event: E, payload: EventOf<E>) => void
-  /** Connects the main side once it is open (the host starts first so `emit` exists). */
-  attach(side: Pick<MainSide, 'table' | 'pickedFiles'>): void
+  /**
+   * Connects the main side once it is open (the host starts first so `emit`
+   * exists). Files the page hands over are staged in the main side's staging
+   * folder, where files.stage finds them already staged.
+   */
+  attach(side: HostedSide): void
   close(): Promise<void>
+}
+
+type HostedSide = Pick<MainSide, 'table' | 'pickedFiles' | 'folders'>
+
+/**
+ * Answers are JSON on the socket, and JSON has no bytes: a Uint8Array (the
+ * bytes of files.read) goes as base64 under HOST_BYTES_KEY, and the page's
+ * bridge makes it a Uint8Array again.
+ */
+export function encodeHostMessage(message: HostMessage): string {
+  return JSON.stringify(message, (_key, value: unknown) => {
+    if (value instanceof Uint8Array) return { [HOST_BYTES_KEY]: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') }
+    if (value instanceof ArrayBuffer) return { [HOST_BYTES_KEY]: Buffer.from(value).toString('base64') }
+    return value
+  })
 }
 
 function sameSecret(offered: string, secret: string): boolean {
@@ -70,7 +87,7 @@ function offeredProtocols(req: IncomingMessage): string[] {
 export async function startHost(options: HostOptions): Promise<Host> {
   const secret = randomBytes(24).toString('hex')
   const maxFileBytes = options.maxFileBytes ?? 50 * 1024 * 1024
-  let side: Pick<MainSide, 'table' | 'pickedFiles'> | undefined
+  let side: HostedSide | undefined
   let origin = ''
   let policy = ''
 
@@ -125,17 +142,16 @@ export async function startHost(options: HostOptions): Promise<Host> {
   })
 
   const send = (ws: WebSocket, message: HostMessage) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message))
+    if (ws.readyState === ws.OPEN) ws.send(encodeHostMessage(message))
   }
 
+  // The page has no paths of its own: its file is written into the staging folder, a staged copy from the start.
   const stage = async (name: string, data: string): Promise<string> => {
+    if (!side) throw new Error('The host is still starting.')
     const bytes = Buffer.from(data, 'base64')
     if (bytes.length > maxFileBytes) throw new Error(`${name} is larger than ${maxFileBytes} bytes`)
-    const dir = join(options.stagingDir, randomUUID())
-    await mkdir(dir, { recursive: true })
-    const path = join(dir, safeFileName(name))
-    await writeFile(path, bytes)
-    side?.pickedFiles.add(path)
+    const { path } = await stageBytes(side.folders.staging, name, bytes)
+    side.pickedFiles.add(path)
     return path
   }
 
@@ -182,7 +198,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
     port,
     secret,
     emit: (event, payload) => {
-      const text = JSON.stringify({ type: 'event', event, payload } satisfies HostMessage)
+      const text = encodeHostMessage({ type: 'event', event, payload })
       for (const ws of sockets.clients) if (ws.readyState === ws.OPEN) ws.send(text)
     },
     attach(mainSide) {

@@ -1,11 +1,13 @@
 // `npm run web` put together: the browser host, the very same main side the
-// Electron app opens, and, when no workspace is set up (or the demo is the
-// current one), the local service with the demo workspace, signed in to.
+// Electron app opens, and the local service with the demo workspace: started
+// and signed in to at launch when no workspace is set up (or the demo is the
+// current one), and on demand when the user asks for the demo.
 import { mkdir } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { startService, type RunningService } from '../../src-server/index.ts'
 import { previousDemo, previousPort, wantsDemo } from '../../src-main/demo.ts'
+import { demoLauncher } from '../../src-main/demo-service.ts'
 import { openMainSide, type MainSide } from '../../src-main/main-side.ts'
 import { KeychainStore, loadKeytar } from '../../src-main/secrets/keychain.ts'
 import { reasonOf, type SecretStore } from '../../src-main/secrets/secret-store.ts'
@@ -20,7 +22,7 @@ export interface WebAppOptions {
   port?: number
   /** Default: the OS keychain when it answers, else memory (see MemorySecretStore). */
   secrets?: SecretStore
-  /** Start the demo service when no workspace is set up (default true). */
+  /** Start the demo service at launch when no workspace is set up (default true); the demo card starts it either way. */
   demo?: boolean
   /** Background sync period (5 minutes). */
   syncIntervalMs?: number
@@ -29,8 +31,8 @@ export interface WebAppOptions {
 export interface WebApp {
   host: Host
   side: MainSide
-  /** The demo service, when one was started. */
-  service?: RunningService
+  /** The demo service, once one was started (at launch or by `demo.sign-in`). */
+  readonly service: RunningService | undefined
   secrets: SecretStore
   close(): Promise<void>
 }
@@ -54,8 +56,9 @@ function packageVersion(): string {
   }
 }
 
-async function startDemoService(dataDir: string, port: number): Promise<RunningService> {
+async function startDemoService(dataDir: string): Promise<RunningService> {
   const db = join(dataDir, 'demo.db')
+  const port = previousPort(await previousDemo(dataDir))
   try {
     return await startService({ seed: 'demo', db, port })
   } catch (error) {
@@ -68,9 +71,21 @@ async function startDemoService(dataDir: string, port: number): Promise<RunningS
 export async function startWebApp(options: WebAppOptions): Promise<WebApp> {
   await mkdir(options.dataDir, { recursive: true })
   const secrets = options.secrets ?? (await hostSecretStore()).store
-  const host = await startHost({ rendererDir: options.rendererDir, stagingDir: join(options.dataDir, 'staged'), port: options.port })
-  let side: MainSide | undefined
+  const host = await startHost({ rendererDir: options.rendererDir, port: options.port })
   let service: RunningService | undefined
+  // The service runs in this process; the main side closes it with itself.
+  const demo = demoLauncher(async () => {
+    const started = await startDemoService(options.dataDir)
+    service = started
+    return {
+      demo: { baseUrl: started.baseUrl, token: started.tokens.admin },
+      close: async () => {
+        if (service === started) service = undefined
+        await started.close()
+      },
+    }
+  })
+  let side: MainSide | undefined
   try {
     side = await openMainSide({
       dataDir: options.dataDir,
@@ -80,18 +95,18 @@ export async function startWebApp(options: WebAppOptions): Promise<WebApp> {
       isOnline: () => true,
       emit: host.emit,
       syncIntervalMs: options.syncIntervalMs,
+      // No openPath: a browser cannot hand a file to an app of this computer (files.open answers `unsupported`).
+      demo,
     })
     host.attach(side)
 
-    const previous = await previousDemo(options.dataDir)
-    if (options.demo !== false && wantsDemo(side.accounts, previous)) {
-      service = await startDemoService(options.dataDir, previousPort(previous))
-      await side.signInToDemo({ baseUrl: service.baseUrl, token: service.tokens.admin })
+    if (options.demo !== false && wantsDemo(side.accounts, await previousDemo(options.dataDir))) {
+      await side.signInToDemo(await demo.start())
     }
     side.start()
   } catch (error) {
-    await side?.close()
-    await service?.close()
+    if (side) await side.close()
+    else await demo.close()
     await host.close()
     throw error
   }
@@ -99,12 +114,13 @@ export async function startWebApp(options: WebAppOptions): Promise<WebApp> {
   return {
     host,
     side: opened,
-    service,
+    get service() {
+      return service
+    },
     secrets,
     close: async () => {
       await opened.close()
       await host.close()
-      await service?.close()
     },
   }
 }

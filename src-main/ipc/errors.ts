@@ -1,16 +1,16 @@
 // Every failure a handler can meet, turned into the plain IpcError the
 // renderer reads. Only known fields are copied: an error's `cause` (an undici
 // error with a request in it) never crosses to the renderer.
-import type { IpcError } from '../../src-shared/ipc.ts'
+import type { IpcError, IpcFailureKind } from '../../src-shared/ipc.ts'
 import { AccountError } from '../accounts/account-error.ts'
 import { GatewayError } from '../gateway/errors.ts'
 import { SecretStoreError } from '../secrets/secret-store.ts'
 
-/** A failure of the bridge itself: a malformed request, no account yet, a refused sender. */
+/** A failure of the bridge itself (a malformed request, no account yet, a refused sender), or of what this shell can do. */
 export class IpcFailure extends Error {
   override readonly name = 'IpcFailure'
   constructor(
-    readonly kind: 'invalid-request' | 'no-account' | 'refused',
+    readonly kind: Exclude<IpcFailureKind, 'internal'>,
     message: string,
   ) {
     super(message)

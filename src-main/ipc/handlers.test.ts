@@ -3,23 +3,26 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MemorySecretStore } from '../../e2e/host/memory-secrets.ts'
 import { testService } from '../../src-server/testing.ts'
 import type { RunningService } from '../../src-server/index.ts'
 import type { EventChannel, IpcResult } from '../../src-shared/ipc.ts'
-import { previousDemo } from '../demo.ts'
-import { openMainSide, type MainSide } from '../main-side.ts'
+import { startService } from '../../src-server/index.ts'
+import { previousDemo, previousPort } from '../demo.ts'
+import { demoLauncher, type DemoLauncher } from '../demo-service.ts'
+import { safeFileName } from '../files/safe-name.ts'
+import { openMainSide, type MainSide, type MainSideOptions } from '../main-side.ts'
 import { dispatch } from './dispatch.ts'
-import { safeFileName } from './handlers.ts'
+import { DEMO_UNAVAILABLE } from './handlers.ts'
 
 let service: RunningService
 let other: RunningService
 const dirs: string[] = []
 const sides: MainSide[] = []
 
-async function open() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'outpost-handlers-'))
+async function open(extra: Partial<MainSideOptions> = {}, dataDir = mkdtempSync(join(tmpdir(), 'outpost-handlers-'))) {
   dirs.push(dataDir)
   const events: Array<[EventChannel, unknown]> = []
   const side = await openMainSide({
@@ -28,6 +31,7 @@ async function open() {
     appInfo: { name: 'Outpost', version: '0.0.0', platform: 'linux', shell: 'electron' },
     isOnline: () => true,
     emit: (event, payload) => events.push([event, payload]),
+    ...extra,
   })
   sides.push(side)
   const ask = (channel: string, request?: unknown) => dispatch(side.table, channel, request) as Promise<IpcResult<any> & { value?: any }>
@@ -128,6 +132,68 @@ describe('signing in to the demo', () => {
     await side.accounts.addAccount(service.baseUrl.replace('127.0.0.1', 'localhost'), service.tokens.member)
     expect(await side.signInToDemo({ baseUrl: other.baseUrl, token: other.tokens.admin })).toBe(false)
     expect(side.accounts.current()?.baseUrl).toContain('localhost')
+  })
+})
+
+describe('the demo card (demo.sign-in)', () => {
+  /** The real local service, started in this process on demand (on the demo's last port) the way the browser host does, counted. */
+  function countingDemo(dataDir: string): DemoLauncher & { starts: number } {
+    const launcher = demoLauncher(async () => {
+      counting.starts++
+      const running = await startService({ seed: 'demo', db: join(dataDir, 'demo.db'), port: previousPort(await previousDemo(dataDir)) })
+      return { demo: { baseUrl: running.baseUrl, token: running.tokens.admin }, close: () => running.close() }
+    })
+    const counting = Object.assign(launcher, { starts: 0 })
+    return counting
+  }
+
+  it('says plainly, where the service is not shipped, that the demo needs a development build', async () => {
+    const { ask } = await open()
+    expect((await ask('outpost:app.info')).value).toMatchObject({ demoAvailable: false })
+    expect(await ask('outpost:demo.sign-in')).toEqual({ ok: false, error: { source: 'ipc', kind: 'unsupported', message: DEMO_UNAVAILABLE } })
+    expect(DEMO_UNAVAILABLE).toContain('development builds')
+  })
+
+  it('starts the demo service once, signs in to it, and reuses both on the next click', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-handlers-'))
+    const demo = countingDemo(dataDir)
+    const { ask, side, events } = await open({ demo }, dataDir)
+    expect((await ask('outpost:app.info')).value).toMatchObject({ demoAvailable: true })
+
+    const first = await ask('outpost:demo.sign-in')
+    expect(first).toMatchObject({ ok: true, value: { workspaceSlug: 'demo', tokenKind: 'v4' } })
+    expect(side.accounts.current()?.id).toBe(first.value.id)
+    expect(events.filter(([e]) => e === 'outpost:accounts-changed')).toEqual([['outpost:accounts-changed', { current: first.value }]])
+    // The demo works: the gateway follows the new account.
+    expect((await ask('outpost:api.call', { operation: 'whoami' })).value.workspace.slug).toBe('demo')
+    expect(await previousDemo(dataDir)).toEqual({ baseUrl: first.value.baseUrl })
+
+    const second = await ask('outpost:demo.sign-in')
+    expect(second).toMatchObject({ ok: true, value: { id: first.value.id, baseUrl: first.value.baseUrl } })
+    expect(demo.starts).toBe(1)
+    expect(side.accounts.list()).toHaveLength(1)
+  })
+
+  it('switches to the demo from a real workspace and keeps it, and wakes the demo when switched back to', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-handlers-'))
+    const demo = countingDemo(dataDir)
+    const { ask, side } = await open({ demo }, dataDir)
+    const acme = (await ask('outpost:accounts.add', { baseUrl: other.baseUrl, token: other.tokens.member })).value
+    const signedIn = (await ask('outpost:demo.sign-in')).value
+    expect(side.accounts.current()?.id).toBe(signedIn.id)
+    expect(side.accounts.list().map((a) => a.workspaceSlug).sort()).toEqual(['acme', 'demo'])
+    expect(side.accounts.list().find((a) => a.id === acme.id)).toBeDefined()
+    // Back to the real workspace, and the demo service stops (as when the app starts on that workspace).
+    await ask('outpost:accounts.switch', { id: acme.id })
+    await demo.close()
+    await expect(request(`${signedIn.baseUrl}/api/v4/whoami`)).rejects.toThrow()
+    // Switching to the demo from the workspace list wakes its service.
+    expect(await ask('outpost:accounts.switch', { id: signedIn.id })).toMatchObject({ ok: true, value: { id: signedIn.id } })
+    expect(demo.starts).toBe(2)
+    expect((await ask('outpost:api.call', { operation: 'whoami' })).value.workspace.slug).toBe('demo')
+    await side.close() // stops the demo service it started
+    // Nothing answers there any more (a pooled socket says 'other side closed', a new one is refused).
+    await expect(request(`${signedIn.baseUrl}/api/v4/whoami`)).rejects.toThrow()
   })
 })
 

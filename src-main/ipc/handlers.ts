@@ -1,10 +1,19 @@
 // The handler table: what the main side answers on each request channel.
 // Plain functions over the parts they are given (accounts, secret store, the
-// current gateway, connectivity), shared by the Electron window and the
-// browser host.
-import { basename, isAbsolute, join } from 'node:path'
-import type { AccountInfo, AppInfo, ConnectivityState, EventChannel, EventOf } from '../../src-shared/ipc.ts'
+// current gateway, connectivity, our own folders, the OS's file opener, the
+// demo launcher), shared by the Electron window and the browser host.
+import { stat } from 'node:fs/promises'
+import { basename, isAbsolute } from 'node:path'
+import { FILE_READ_MAX_BYTES, type AccountInfo, type AppInfo, type ConnectivityState, type EventChannel, type EventOf } from '../../src-shared/ipc.ts'
 import type { Accounts } from '../accounts/accounts.ts'
+import { previousDemo, useDemo } from '../demo.ts'
+import type { DemoLauncher } from '../demo-service.ts'
+import { discardOwnFile } from '../files/discard.ts'
+import { downloadToCache, findCached, NoContentError, readStart } from '../files/file-cache.ts'
+import { isInside, isReallyInside, type OwnFolders } from '../files/folders.ts'
+import { isProgram } from '../files/programs.ts'
+import { stageCopy, stagedFileName } from '../files/staging.ts'
+import { contentTypeOf } from '../gateway/content-type.ts'
 import type { SecretStore } from '../secrets/secret-store.ts'
 import type { CurrentGateway } from './current-gateway.ts'
 import type { HandlerTable } from './dispatch.ts'
@@ -18,24 +27,26 @@ export interface HandlerDeps {
   gateway: Pick<CurrentGateway, 'get' | 'reset'>
   connectivity: { readonly state: ConnectivityState }
   appInfo: AppInfo
-  /** Paths of files the user dropped or picked: the only ones uploaded. */
+  /** Paths of files the user dropped or picked, and staged copies: the only ones uploaded. */
   pickedFiles: { has(path: string): boolean }
-  /** Where downloaded file contents are kept. */
-  fileCacheDir: string
+  /** The app's data folder (the demo's address is remembered there). */
+  dataDir: string
+  /** Staged copies of dropped files, and downloaded file contents. */
+  folders: OwnFolders
+  /** Opens a file with the OS's app for it (Electron's `shell.openPath`: '' when it did, else why not); absent in the browser host. */
+  openPath?: (path: string) => Promise<string>
+  /** Starts or reuses the local demo service; absent where the service is not shipped (a packaged app). */
+  demo?: Pick<DemoLauncher, 'start'>
   /** Sends an event to the renderer(s). */
   emit: Emit
   /** Called after an account was added, switched to or removed. */
   accountsChanged?: (current: AccountInfo | null) => void
 }
 
-/** A file name that is safe as the last part of a path on every OS. */
-export function safeFileName(name: string): string {
-  const cleaned = Array.from(basename(name.replace(/\\/g, '/')), (c) => (c.charCodeAt(0) < 0x20 || '<>:"/\\|?*'.includes(c) ? '_' : c))
-    .join('')
-    .replace(/^\.+/, '_')
-    .slice(0, 200)
-  return cleaned || 'file'
-}
+export const DEMO_UNAVAILABLE =
+  'The demo needs the local service, which comes with development builds of Outpost (npm start, npm run web), not with the installed app. Add your own workspace instead.'
+export const OPEN_UNSUPPORTED =
+  'A browser cannot open files with the apps on this computer: preview the file in Outpost, or save it from the preview.'
 
 /** The gateway refuses a misuse (a missing path parameter, a body on a GET) with a TypeError or RangeError: the request's fault. */
 async function misuse<T>(run: () => Promise<T>): Promise<T> {
@@ -55,6 +66,40 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     deps.accountsChanged?.(current)
   }
 
+  /** Starts (or reuses) the demo service and makes its workspace current. */
+  const signInToDemo = async (demo: NonNullable<HandlerDeps['demo']>): Promise<AccountInfo> => {
+    const account = await useDemo(deps.accounts, deps.dataDir, await demo.start())
+    await changed()
+    return account
+  }
+
+  /** A file of the current workspace without content to download is the request's fault. */
+  const noContent = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run()
+    } catch (error) {
+      if (error instanceof NoContentError) throw new IpcFailure('invalid-request', error.message)
+      throw error
+    }
+  }
+
+  /**
+   * Where a file's content is in the cache, downloaded first when it is not
+   * there yet (offline, a cached file needs no network). Whatever is found
+   * must really be in the cache folder: a link planted there is refused.
+   */
+  const cachedContent = async (fileId: number): Promise<string> => {
+    const account = deps.accounts.current()
+    if (!account) throw new IpcFailure('no-account', 'No workspace is set up yet: add one with its base URL and an API token.')
+    let path = await findCached(deps.folders.cache, account.id, fileId)
+    if (!path) {
+      const { account: using, gateway } = await deps.gateway.get()
+      path = (await noContent(() => downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: using.id, fileId }))).path
+    }
+    if (!(await isReallyInside(deps.folders.cache, path))) throw new IpcFailure('invalid-request', `${basename(path)} is not in Outpost's file cache, so it is neither opened nor read.`)
+    return path
+  }
+
   return {
     'outpost:accounts.list': async () => deps.accounts.list(),
     'outpost:accounts.current': async () => deps.accounts.current(),
@@ -64,6 +109,9 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       return account
     },
     'outpost:accounts.switch': async ({ id }) => {
+      // Switching to the demo wakes its service (not running when the app started on another workspace).
+      const target = deps.accounts.list().find((a) => a.id === id)
+      if (target && deps.demo && (await previousDemo(deps.dataDir))?.baseUrl === target.baseUrl) return signInToDemo(deps.demo)
       const account = await deps.accounts.switchTo(id)
       await changed()
       return account
@@ -82,7 +130,7 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       return misuse(() => untyped.call(operation, { params, query, body, lane }))
     },
 
-    'outpost:files.upload': async ({ uploadId, paths, storyId }) => {
+    'outpost:files.upload': async ({ uploadId, paths, names, storyId }) => {
       for (const path of paths) {
         if (!isAbsolute(path) || !deps.pickedFiles.has(path)) {
           throw new IpcFailure('invalid-request', `Outpost uploads only files you dropped or picked; ${basename(path)} is not one of them.`)
@@ -90,7 +138,8 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       }
       const { gateway } = await deps.gateway.get()
       return gateway.upload(
-        paths.map((path) => ({ path, name: basename(path) })),
+        // A staged copy goes under its original's name, not its `<uuid>-` name in the staging folder.
+        paths.map((path, i) => ({ path, name: names?.[i] ?? (isInside(deps.folders.staging, path) ? stagedFileName(path) : basename(path)) })),
         {
           storyId,
           onProgress: ({ sent, total }) => deps.emit('outpost:upload-progress', { uploadId, bytesSent: sent, bytesTotal: total }),
@@ -100,15 +149,50 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
 
     'outpost:files.download': async ({ downloadId, fileId }) => {
       const { account, gateway } = await deps.gateway.get()
-      const file = (await gateway.call('files.get', { params: { id: fileId } })) as { url?: unknown; name?: unknown } | undefined
-      if (!file || typeof file.url !== 'string') throw new IpcFailure('invalid-request', `File ${fileId} has no content to download.`)
-      const name = safeFileName(typeof file.name === 'string' ? file.name : `file-${fileId}`)
-      // One folder per account and file, so two files of one name never collide.
-      const path = join(deps.fileCacheDir, safeFileName(account.id), String(fileId), name)
-      const { bytes } = await gateway.download(file.url, path, ({ received, total }) =>
-        deps.emit('outpost:download-progress', { downloadId, bytesReceived: received, bytesTotal: total }),
+      return noContent(() =>
+        downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: account.id, fileId }, ({ received, total }) =>
+          deps.emit('outpost:download-progress', { downloadId, bytesReceived: received, bytesTotal: total }),
+        ),
       )
-      return { path, bytes }
+    },
+
+    'outpost:files.open': async ({ fileId }) => {
+      if (!deps.openPath) throw new IpcFailure('unsupported', OPEN_UNSUPPORTED)
+      const path = await cachedContent(fileId)
+      if (isProgram(path)) throw new IpcFailure('cannot-open', `${basename(path)} is a program or a script: Outpost does not run programs. It is downloaded; start it yourself if you trust it.`)
+      const problem = await deps.openPath(path)
+      if (problem) throw new IpcFailure('cannot-open', `${basename(path)} could not be opened: ${problem}`)
+    },
+
+    'outpost:files.read': async ({ fileId, maxBytes }) => {
+      const path = await cachedContent(fileId)
+      const read = await readStart(path, Math.min(maxBytes ?? FILE_READ_MAX_BYTES, FILE_READ_MAX_BYTES))
+      return { ...read, contentType: contentTypeOf(path) }
+    },
+
+    'outpost:files.stage': async ({ path }) => {
+      if (!isAbsolute(path)) throw new IpcFailure('invalid-request', 'Staging takes the full path of a file you dropped or picked.')
+      // Already a staged copy (the browser host stages every file the page hands it): nothing to copy.
+      if (isInside(deps.folders.staging, path)) {
+        if (!(await isReallyInside(deps.folders.staging, path))) throw new IpcFailure('invalid-request', `${basename(path)} is no longer kept for upload: drop it again.`)
+        return { path, size: (await stat(path)).size }
+      }
+      if (!deps.pickedFiles.has(path)) throw new IpcFailure('invalid-request', `Outpost keeps only files you dropped or picked; ${basename(path)} is not one of them.`)
+      const info = await stat(path).catch(() => undefined)
+      if (!info) throw new IpcFailure('invalid-request', `${basename(path)} is no longer where it was dropped from: drop it again.`)
+      if (!info.isFile()) throw new IpcFailure('invalid-request', `${basename(path)} is a folder: drop the files in it instead.`)
+      return stageCopy(deps.folders.staging, path, basename(path))
+    },
+
+    'outpost:files.discard': async ({ path }) => {
+      const outcome = await discardOwnFile(deps.folders, path)
+      if (outcome === 'outside') throw new IpcFailure('invalid-request', `Outpost removes only its own staged and downloaded files; ${basename(path)} is not one of them.`)
+      if (outcome === 'not-a-file') throw new IpcFailure('invalid-request', `${basename(path)} is a folder: Outpost removes only files.`)
+    },
+
+    'outpost:demo.sign-in': async () => {
+      if (!deps.demo) throw new IpcFailure('unsupported', DEMO_UNAVAILABLE)
+      return signInToDemo(deps.demo)
     },
 
     'outpost:connectivity.get': async () => deps.connectivity.state,

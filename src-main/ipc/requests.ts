@@ -68,9 +68,12 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
   'outpost:files.upload': (request) => {
     const r = record(request, 'The request')
     if (!Array.isArray(r.paths) || r.paths.length < 1 || r.paths.length > 4) invalid('paths must list 1 to 4 files')
+    if (r.names !== undefined && (!Array.isArray(r.names) || r.names.length !== r.paths.length)) invalid('names must give one name per path')
     return {
       uploadId: text(r.uploadId, 'uploadId', 256),
       paths: r.paths.map((p, i) => text(p, `paths[${i}]`)),
+      // The service keeps names of up to 1024 characters.
+      names: r.names?.map((n, i) => text(n, `names[${i}]`, 1024)),
       storyId: r.storyId === undefined ? undefined : positiveInt(r.storyId, 'storyId'),
     }
   },
@@ -78,6 +81,14 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     const r = record(request, 'The request')
     return { downloadId: text(r.downloadId, 'downloadId', 256), fileId: positiveInt(r.fileId, 'fileId') }
   },
+  'outpost:files.open': (request) => ({ fileId: positiveInt(record(request, 'The request').fileId, 'fileId') }),
+  'outpost:files.read': (request) => {
+    const r = record(request, 'The request')
+    return { fileId: positiveInt(r.fileId, 'fileId'), maxBytes: r.maxBytes === undefined ? undefined : positiveInt(r.maxBytes, 'maxBytes') }
+  },
+  'outpost:files.stage': (request) => ({ path: text(record(request, 'The request').path, 'path') }),
+  'outpost:files.discard': (request) => ({ path: text(record(request, 'The request').path, 'path') }),
+  'outpost:demo.sign-in': nothing,
   'outpost:connectivity.get': nothing,
   'outpost:app.info': nothing,
 }

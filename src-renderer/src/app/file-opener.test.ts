@@ -48,6 +48,8 @@ describe('workspaceFiles', () => {
     expect(blob.type).toBe('image/png')
     expect(Array.from(new Uint8Array(await blob.arrayBuffer()))).toEqual(Array.from(BYTES))
     expect(calls).toEqual([{ channel: 'outpost:files.read', request: { fileId: 7 } }])
+    await workspaceFiles(bridge).read(content('text/markdown'), { maxBytes: 4096 })
+    expect(calls[1]).toEqual({ channel: 'outpost:files.read', request: { fileId: 7, maxBytes: 4096 } })
   })
 
   it('opens with the OS’s app in the desktop app, and passes its refusal on', async () => {

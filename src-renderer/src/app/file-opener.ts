@@ -64,9 +64,14 @@ function serviceIdOf(content: Pick<CachedFileContent, 'id'>): number {
 /** How long a preview's blob: URL stays valid: enough for the new tab to load it. */
 const PREVIEW_URL_LIFETIME_MS = 60_000
 
-export function workspaceFiles(bridge: Pick<Bridge, 'call'>, show: BrowserShow = pageShow): Required<WorkspaceFiles> {
-  const read = async (content: CachedFileContent): Promise<Blob> => {
-    const answer = await bridge.call('outpost:files.read', { fileId: serviceIdOf(content) })
+export interface OpenedFiles extends Required<WorkspaceFiles> {
+  read(content: CachedFileContent, options?: { maxBytes?: number }): Promise<Blob>
+}
+
+export function workspaceFiles(bridge: Pick<Bridge, 'call'>, show: BrowserShow = pageShow): OpenedFiles {
+  /** The bytes, or their first `maxBytes` (a text preview): the Blob is smaller than `content.size` then. */
+  const read = async (content: CachedFileContent, options: { maxBytes?: number } = {}): Promise<Blob> => {
+    const answer = await bridge.call('outpost:files.read', { fileId: serviceIdOf(content), ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }) })
     return new Blob([answer.bytes as Uint8Array<ArrayBuffer>], { type: content.contentType || answer.contentType })
   }
 

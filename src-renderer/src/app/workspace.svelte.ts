@@ -15,10 +15,10 @@ import { outboxStatus, type OutboxStatus } from '../data/outbox/index.ts'
 import { createSearch, type LocalSearch } from '../data/search/index.ts'
 import { failureOf, type Transport } from '../data/transport.ts'
 import type { EntityId } from '../data/types.ts'
-import type { Workspace, WorkspaceFiles, WorkspaceSync } from '../features/context.ts'
+import type { Workspace, WorkspaceSync } from '../features/context.ts'
 import type { Bridge } from '../lib/bridge.ts'
 import { router } from '../lib/router.svelte.ts'
-import { workspaceFiles } from './file-opener.ts'
+import { workspaceFiles, type OpenedFiles } from './file-opener.ts'
 import { notices } from './notices.svelte.ts'
 import { withUploadProgress } from '../features/files/uploads.svelte.ts'
 import { replayFor } from './replay.ts'
@@ -51,7 +51,7 @@ export class OpenWorkspace implements Workspace {
 
   readonly sync: WorkspaceSync
   /** Opening a downloaded file (the OS's app; a preview tab in a browser) and reading its bytes (thumbnails, previews). */
-  readonly files: WorkspaceFiles
+  readonly files: OpenedFiles
   private stops: (() => void)[] = []
   private subscriptions: Subscription[] = []
   private closed = false

@@ -28,11 +28,11 @@ export const READ_ONLY_MESSAGE =
   'This account signs in with a read-only API token (svc_ro_…), so changes cannot be made and nothing was queued. ' +
   'Add a read-write token (svc_rw_…) for this workspace to edit.'
 
-/** A write refused before it was queued: read-only token, unknown entity, or a field the API does not take. */
+/** A write refused before it was queued: read-only token, unknown entity, a field the API does not take, or a file that cannot be read. */
 export class WriteRefused extends Error {
   override readonly name = 'WriteRefused'
   constructor(
-    readonly reason: 'read-only' | 'not-found' | 'invalid',
+    readonly reason: 'read-only' | 'not-found' | 'invalid' | 'unreadable',
     message: string,
   ) {
     super(message)
@@ -235,7 +235,12 @@ export function outboxActions(options: ActionsOptions) {
     /** Copies the file into durable staging first (it may move or vanish before the upload goes), then queues it. */
     uploadFile: async (file: FileOnDisk, fields: { description?: string } = {}) => {
       guard()
-      const staged = await transport.stage(file)
+      let staged: Awaited<ReturnType<Transport['stage']>>
+      try {
+        staged = await transport.stage(file)
+      } catch (error) {
+        throw new WriteRefused('unreadable', unreadableMessage(file, error))
+      }
       try {
         return await write(() =>
           create('file', { name: file.name, size: staged.size, ...defined(fields) }, { staged: { path: staged.path, name: file.name, size: staged.size } }),
@@ -278,6 +283,21 @@ export function outboxActions(options: ActionsOptions) {
 }
 
 const typedEpic = (id: string): EntityId => (isLocalId(id) ? id : Number(id))
+
+/** Why a dropped file could not be copied for upload, in the user's words (nothing was queued). */
+function unreadableMessage(file: FileOnDisk, error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code
+  const detail = error instanceof Error ? error.message : String(error)
+  const text = `${typeof code === 'string' ? code : ''} ${detail}`
+  const why = /ENOENT|ENOTDIR|no longer where/.test(text)
+    ? 'it is no longer where it was dropped from (moved or deleted)'
+    : /EACCES|EPERM|permission denied/i.test(text)
+      ? 'Outpost is not allowed to read it (check its permissions)'
+      : /EISDIR|is a folder/.test(text)
+        ? 'it is a folder; drop the files in it instead'
+        : detail
+  return `"${file.name}" could not be read, so it was not queued for upload: ${why}.`
+}
 const typedComment = typedEpic
 
 function defined(fields: Record<string, unknown>): Record<string, unknown> {

@@ -63,19 +63,14 @@ export function contentTypeOfPath(path: string): string {
   return (ext && CONTENT_TYPES[ext]) || 'application/octet-stream'
 }
 
-/** Sizes of the files the page turned into paths (fileOnDisk), for `stage` to answer with. */
-const knownSizes = new Map<string, number>()
-
 /**
  * A file the user dropped or picked, as the data layer takes it: its path on
  * disk (the desktop app's own path; the browser host's staged copy) and its
- * name. Use it before `actions.uploadFile`.
+ * name. Use it before `actions.uploadFile`, which stages it.
  */
 export async function fileOnDisk(bridge: Pick<Bridge, 'pathForFile'>, file: File): Promise<FileOnDisk> {
   const path = await bridge.pathForFile(file)
   if (!path) throw new TransportError({ kind: 'http', status: 400, message: `${file.name} has no path on disk (a file from another app or a web page?): save it to a folder first, then drop it here.` })
-  knownSizes.set(path, file.size)
-  if (knownSizes.size > 1_000) knownSizes.delete(knownSizes.keys().next().value as string)
   return { path, name: file.name }
 }
 
@@ -99,7 +94,9 @@ export function bridgeTransport(bridge: Bridge): Transport {
           })
         : undefined
       try {
-        return (await bridge.call('outpost:files.upload', { uploadId, paths: files.map((f) => f.path), storyId: options.storyId })) as T
+        // The names go along: a staged copy's own name carries a unique prefix, and the user may have renamed it.
+        const request = { uploadId, paths: files.map((f) => f.path), names: files.map((f) => f.name), storyId: options.storyId }
+        return (await bridge.call('outpost:files.upload', request)) as T
       } catch (error) {
         rethrow(error)
       } finally {
@@ -107,13 +104,18 @@ export function bridgeTransport(bridge: Bridge): Transport {
       }
     },
 
-    // The path already is the durable copy where one exists: the browser host stages every
-    // file the page hands it in its data folder; the desktop app uploads from the dropped
-    // file's own path (the main side accepts only paths the user dropped or picked).
+    // The main side copies the dropped file into its staging folder (in the browser host the
+    // page's file is a staged copy already, and comes back as it is): the queued upload reads
+    // the copy, so it survives the original moving, and a restart.
     async stage(file: FileOnDisk) {
-      return { path: file.path, size: knownSizes.get(file.path) ?? 0 }
+      try {
+        return await bridge.call('outpost:files.stage', { path: file.path })
+      } catch (error) {
+        rethrow(error)
+      }
     },
 
+    // The main side knows the file's address from its id (and checks it); `url` is not needed.
     async download(fileId: number) {
       try {
         const answer = await bridge.call('outpost:files.download', { downloadId: newId(), fileId })
@@ -123,7 +125,13 @@ export function bridgeTransport(bridge: Bridge): Transport {
       }
     },
 
-    // The main side owns its cache and staging folders; nothing to remove from here.
-    async discard() {},
+    // Only staged copies and cached contents are removed; the main side refuses any other path.
+    async discard(path: string) {
+      try {
+        await bridge.call('outpost:files.discard', { path })
+      } catch (error) {
+        rethrow(error)
+      }
+    },
   }
 }

@@ -7,6 +7,8 @@
 //   const status = liveQuery(() => syncStatus(db))
 import type { EventChannel, EventOf, ScheduleTrigger } from '../../../src-shared/ipc.ts'
 import type { OutpostDb } from './db.ts'
+import { reportCacheProblems } from './problems.ts'
+import type { LockFn } from './lock.ts'
 import type { Transport } from './transport.ts'
 import { failureOf } from './transport.ts'
 import type { CachedDoc, CachedEpic, CachedFileContent, EntityId } from './types.ts'
@@ -14,7 +16,6 @@ import {
   createSyncer,
   isBootstrapped,
   SyncError,
-  type LockFn,
   type SyncKind,
   type SyncOptions,
   type SyncPhase,
@@ -109,6 +110,9 @@ export function startDataEngine(options: DataEngineOptions): DataEngine {
     writes = write.catch(() => undefined)
     return write.catch(() => undefined)
   }
+
+  // Rows that are not what Outpost wrote are skipped everywhere; the list of them is made once per start.
+  const checked = reportCacheProblems(db, clock()).catch(() => [])
 
   const syncer = createSyncer({
     db,
@@ -209,7 +213,7 @@ export function startDataEngine(options: DataEngineOptions): DataEngine {
       stopped = true
       for (const off of unsubscribe) off?.()
       controller.abort(new DOMException('The data engine was stopped.', 'AbortError'))
-      await Promise.allSettled([current, next, replaying])
+      await Promise.allSettled([current, next, replaying, checked])
       await writes
     },
   }

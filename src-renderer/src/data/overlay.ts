@@ -9,10 +9,14 @@
 // The overlay row of an entity is always derived from the outbox records still
 // queued for it (`rebuildOverlay`): confirming, discarding or resolving a record
 // recomputes it, so a rolled-back field shows the server's value again.
+//
+// A row that is not what Outpost wrote (corrupt, or another program's) is left
+// out of every read here; the engine reports it (problems.ts).
 import type { Collection, IndexableType } from 'dexie'
 import type { OutpostDb } from './db.ts'
 import { withResolvedId } from './outbox/ids.ts'
 import { draftEntity, rowId, tableKey, tableOf } from './outbox/kinds.ts'
+import { overlayProblem, recordProblem, rowProblem } from './problems.ts'
 import type {
   CachedCategory,
   CachedComment,
@@ -31,7 +35,7 @@ import type {
 
 /** One row with its overlay: undefined when deleted locally (or when only a patch is left of a row the cache lost). */
 export function applyOverlay<T>(row: T | undefined, overlay: OverlayRow | undefined): T | undefined {
-  if (!overlay) return row
+  if (!overlay || overlayProblem(overlay)) return row
   if (overlay.deleted) return undefined
   if (overlay.created) return overlay.patch as T
   if (row === undefined) return undefined
@@ -58,12 +62,13 @@ export function merged<T>(db: OutpostDb, kind: EntityKind, options: MergedOption
       if (row !== undefined && (!options.filter || options.filter(row))) out.push(row)
     }
     for (const row of rows) {
+      if (rowProblem(kind, row)) continue
       const id = rowId(kind, row as Record<string, unknown>)
       keep(applyOverlay(row, byId.get(id)))
       byId.delete(id)
     }
     for (const o of byId.values()) {
-      if (!o.created || o.deleted) continue
+      if (!o.created || o.deleted || overlayProblem(o)) continue
       if (where && (o.patch as Record<string, unknown>)[where.index] !== where.value) continue
       keep(o.patch as T)
     }
@@ -78,7 +83,7 @@ export function mergedOne<T>(db: OutpostDb, kind: EntityKind, id: EntityId): Pro
     // Both reads start now, in the caller's live-query scope.
     const row = tableOf(db, kind).get(tableKey(kind, key) as IndexableType) as Promise<T | undefined>
     const overlay = db.overlay.get([kind, key])
-    return Promise.all([row, overlay]).then(([r, o]) => applyOverlay(r, o))
+    return Promise.all([row, overlay]).then(([r, o]) => applyOverlay(r === undefined || rowProblem(kind, r) ? undefined : r, o))
   }
   return kind === 'docEpic' ? read(id) : withResolvedId(db, kind, id, read)
 }
@@ -159,7 +164,9 @@ export async function currentMemberId(db: OutpostDb): Promise<string | null> {
  * a transaction that covers `outbox`, `overlay` and `meta`.
  */
 export async function rebuildOverlay(db: OutpostDb, kind: EntityKind, id: string, now: number): Promise<void> {
-  const records = (await db.outbox.where('[kind+entityId]').equals([kind, id]).toArray()).sort((a, b) => a.seq! - b.seq!)
+  const records = (await db.outbox.where('[kind+entityId]').equals([kind, id]).toArray())
+    .filter((r) => recordProblem(r) === null)
+    .sort((a, b) => a.seq! - b.seq!)
   if (records.length === 0) {
     await db.overlay.delete([kind, id])
     return

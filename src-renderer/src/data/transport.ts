@@ -45,3 +45,9 @@ export function failureOf(error: unknown): OperationFailure {
   if (e && typeof e.kind === 'string' && typeof e.message === 'string') return e as OperationFailure
   return { kind: 'network', message: e?.message ?? String(error) }
 }
+
+/** The service answered 404: the entity is not there (deleted, or never was). */
+export function isNotFound(error: unknown): boolean {
+  const f = failureOf(error)
+  return f.kind === 'http' && f.status === 404
+}

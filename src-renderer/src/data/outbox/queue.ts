@@ -8,6 +8,7 @@
 // also rebuilds the overlay, so the change is visible and durable at once.
 import type { OutpostDb } from '../db.ts'
 import { rebuildOverlay, rebuildOverlays } from '../overlay.ts'
+import { recordProblem } from '../problems.ts'
 import type { EntityId, OutboxOp, OutboxRecord, StagedFile } from '../types.ts'
 import { isLocalId, localIdsIn, type WritableKind } from './kinds.ts'
 
@@ -33,7 +34,8 @@ export interface Enqueued {
 /** The queued records of one entity, oldest first. */
 export async function recordsOf(db: OutpostDb, kind: string, entityId: string): Promise<OutboxRecord[]> {
   const list = await db.outbox.where('[kind+entityId]').equals([kind, entityId]).toArray()
-  return list.sort((a, b) => a.seq! - b.seq!)
+  // A record that is not what Outpost wrote is never coalesced into or cancelled (problems.ts).
+  return list.filter((r) => recordProblem(r) === null).sort((a, b) => a.seq! - b.seq!)
 }
 
 /** The kinds whose records name an entity of `kind` in their params (children that go when it goes). */
@@ -129,7 +131,7 @@ export async function forgetLocalEntity(db: OutpostDb, localId: string, now: num
   const removed: OutboxRecord[] = []
   const touched: OutboxRecord[] = []
   for (const r of await db.outbox.toArray()) {
-    if (r.state === 'in-flight' || !localIdsIn([r.entityId, r.params, r.payload]).includes(localId)) continue
+    if (r.state === 'in-flight' || recordProblem(r) || !localIdsIn([r.entityId, r.params, r.payload]).includes(localId)) continue
     const lives = r.entityId === localId || r.entityId.includes(`${localId}|`) || r.entityId.includes(`|${localId}`) ||
       Object.values(r.params ?? {}).includes(localId)
     if (lives) {
@@ -154,7 +156,7 @@ async function dropChildren(db: OutpostDb, kind: WritableKind, entityId: string,
   const param = CHILD_PARAM[kind]
   if (!param) return []
   const children = (await db.outbox.toArray()).filter(
-    (r) => r.state !== 'in-flight' && r.params && r.params[param] !== undefined && String(r.params[param]) === entityId,
+    (r) => r.state !== 'in-flight' && !recordProblem(r) && r.params && r.params[param] !== undefined && String(r.params[param]) === entityId,
   )
   for (const r of children) await db.outbox.delete(r.seq!)
   await rebuildOverlays(db, children, now)

@@ -3,6 +3,7 @@
 // one that met someone else's change (resolve, field by field).
 import type { OutpostDb } from '../db.ts'
 import { mergedOne, rebuildOverlay, rebuildOverlays } from '../overlay.ts'
+import { recordProblem } from '../problems.ts'
 import type { Transport } from '../transport.ts'
 import type { EntityId, OutboxRecord, OutboxState } from '../types.ts'
 import { newLocalId } from './ids.ts'
@@ -33,7 +34,8 @@ const PAUSE_KEY = 'outbox:paused'
 
 /** The outbox's visible state; usable inside liveQuery. */
 export async function outboxStatus(db: OutpostDb, now: number = Date.now()): Promise<OutboxStatus> {
-  const [records, pause] = await Promise.all([db.outbox.toArray(), db.meta.get(PAUSE_KEY)])
+  const [all, pause] = await Promise.all([db.outbox.toArray(), db.meta.get(PAUSE_KEY)])
+  const records = all.filter((r) => recordProblem(r) === null)
   const count = (state: OutboxState) => records.filter((r) => r.state === state).length
   const waiting = records.filter((r) => r.state === 'pending' || r.state === 'in-flight')
   const oldest = waiting.length ? Math.min(...waiting.map((r) => r.createdAt)) : null
@@ -50,7 +52,8 @@ export async function outboxStatus(db: OutpostDb, now: number = Date.now()): Pro
 
 /** The queued writes in order, optionally only some states (the failed and conflict lists of the outbox screen). */
 export async function outboxRecords(db: OutpostDb, states?: OutboxState[]): Promise<OutboxRecord[]> {
-  const all = await db.outbox.toArray()
+  // Records that are not what Outpost wrote are reported (problems.ts), not listed.
+  const all = (await db.outbox.toArray()).filter((r) => recordProblem(r) === null)
   return states ? all.filter((r) => states.includes(r.state)) : all
 }
 
@@ -112,7 +115,8 @@ export async function discardRecord(
     await db.outbox.delete(seq)
     const dropped = [r]
     if (r.op === 'create') dropped.push(...(await forgetLocalEntity(db, r.entityId, clock())))
-    await rebuildOverlays(db, dropped, clock())
+    // A record that was not what Outpost writes (problems.ts) has no overlay to rebuild.
+    await rebuildOverlays(db, dropped.filter((d) => recordProblem(d) === null), clock())
     return dropped
   })
   for (const r of removed) if (r.staged) await options.transport?.discard(r.staged.path).catch(() => undefined)

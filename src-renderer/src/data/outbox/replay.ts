@@ -19,17 +19,18 @@
 //   read-only token or an untrusted connection pause everything. 429, 5xx,
 //   network errors and timeouts back off (exponential, with jitter) and retry.
 // - One replayer per database across windows (navigator.locks).
+import { mergeRow } from '../convert.ts'
 import type { OutpostDb } from '../db.ts'
+import { outboxLockName, platformLock, type LockFn } from '../lock.ts'
 import { rebuildOverlay, rebuildOverlays } from '../overlay.ts'
-import { failureOf, type Transport } from '../transport.ts'
+import { recordProblem, reportProblems } from '../problems.ts'
+import { failureOf, isNotFound, type Transport } from '../transport.ts'
 import type { EntityId, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
 import { rememberServerId } from './ids.ts'
 import { isLocalId, localIdsIn, replaceId, rowId, sameValue, tableKey, tableOf, type WritableKind } from './kinds.ts'
-import { defaultLock, type ReplayLock } from './lock.ts'
 import { recordsOf } from './queue.ts'
 import { setPause, type OutboxPause } from './records.ts'
 import { bulkUpdateEpics, epicsChangedSince, Gone, LocalFailure, payloadField, REQUESTS, type RequestContext, type Row } from './requests.ts'
-import { mergeRow } from './shapes.ts'
 
 export interface Backoff {
   baseMs: number
@@ -50,7 +51,7 @@ export interface ReplayOptions {
   sleep?: (ms: number) => Promise<void>
   random?: () => number
   /** navigator.locks in a window; a process-wide mutex elsewhere. */
-  lock?: ReplayLock
+  lock?: LockFn
   /** Stops the pass at the next step without writing anything more (the app closing; tests simulating a kill). */
   signal?: AbortSignal
   backoff?: Partial<Backoff>
@@ -72,8 +73,8 @@ export interface ReplayResult {
 
 /** One pass over the outbox: sends what can be sent, then returns. Main decides when to call it again. */
 export function replay(options: ReplayOptions): Promise<ReplayResult> {
-  const lock = options.lock ?? defaultLock()
-  return lock.run(`outpost-outbox:${options.db.name}`, () => new Replayer(options).run())
+  const lock = options.lock ?? platformLock()
+  return lock(outboxLockName(options.db.name), () => new Replayer(options).run())
 }
 
 class Aborted extends Error {}
@@ -121,7 +122,14 @@ class Replayer {
 
   async run(): Promise<ReplayResult> {
     try {
-      await this.write(() => setPause(this.db, null))
+      await this.write(async () => {
+        await setPause(this.db, null)
+        const unsound = (await this.db.outbox.toArray()).flatMap((r) => {
+          const reason = recordProblem(r)
+          return reason ? [{ table: 'outbox', key: String(r.seq), reason: `not replayed: ${reason}` }] : []
+        })
+        await reportProblems(this.db, unsound, this.clock())
+      })
       for (;;) {
         const work = await this.next()
         if (!work) break
@@ -237,6 +245,7 @@ class Replayer {
       for (const l of later) {
         if (l.baseUpdatedAt === undefined && typeof row.updated_at === 'string') await this.db.outbox.update(l.seq!, { baseUpdatedAt: row.updated_at })
       }
+      await this.rebaseLater(kind, serverId, cur.payload, row)
       await rebuildOverlay(this.db, kind, localId, now)
       await rebuildOverlay(this.db, kind, serverId, now)
       this.result.confirmed++
@@ -249,7 +258,7 @@ class Replayer {
   private async rewriteLocalId(localId: string, serverId: EntityId, now: number): Promise<void> {
     const touched: Pick<OutboxRecord, 'kind' | 'entityId'>[] = []
     for (const rec of await this.db.outbox.toArray()) {
-      if (!localIdsIn([rec.entityId, rec.params, rec.payload, rec.base, rec.conflict]).includes(localId)) continue
+      if (recordProblem(rec) || !localIdsIn([rec.entityId, rec.params, rec.payload, rec.base, rec.conflict]).includes(localId)) continue
       touched.push({ kind: rec.kind, entityId: rec.entityId })
       rec.entityId = String(replaceId(rec.entityId, localId, serverId))
       rec.payload = replaceId(rec.payload, localId, serverId)
@@ -327,7 +336,7 @@ class Replayer {
       try {
         theirs.set(r.seq!, await REQUESTS[r.kind as WritableKind].fetch!(this.ctx, r))
       } catch (error) {
-        if (!isNotFound(error)) throw error
+        if (!(error instanceof Gone) && !isNotFound(error)) throw error
         theirs.set(r.seq!, null)
       }
       this.checkAbort()
@@ -353,11 +362,31 @@ class Replayer {
         this.result.conflicts++
       } else {
         await this.db.outbox.delete(cur.seq!)
+        const answer = row ?? p.theirs
+        if (answer) await this.rebaseLater(cur.kind, cur.entityId, cur.payload, answer)
         this.result.confirmed++
       }
       await rebuildOverlay(this.db, cur.kind, cur.entityId, now)
     })
     this.failuresInARow = 0
+  }
+
+  /**
+   * Writes of the entity queued after a confirmed one were made over its values (the user saw them): where
+   * their base is a value of mine, it becomes what the service made of it (a doc's markdown comes back in
+   * the service's own form), or the service's form of my own change would pass for someone else's.
+   */
+  private async rebaseLater(kind: string, entityId: string, mine: Row, row: Row): Promise<void> {
+    for (const l of await recordsOf(this.db, kind, entityId)) {
+      if (l.state === 'in-flight') continue
+      let changed = false
+      for (const [field, value] of Object.entries(mine)) {
+        if (!(field in l.base) || row[field] === undefined || sameValue(row[field], value) || !sameValue(l.base[field], value)) continue
+        l.base[field] = row[field]
+        changed = true
+      }
+      if (changed) await this.db.outbox.put(l)
+    }
   }
 
   private async markDeletedElsewhere(r: OutboxRecord): Promise<void> {
@@ -460,7 +489,9 @@ class Replayer {
     const now = this.clock()
     const touched: OutboxRecord[] = []
     for (const r of await this.db.outbox.toArray()) {
-      if (r.kind !== kind || r.state === 'in-flight') continue
+      // In-flight ones too (one sent before a kill, waiting to be reconciled): their base and mine are read
+      // again before they are compared or sent, and the service took the id out of what they wrote as well.
+      if (r.kind !== kind || recordProblem(r)) continue
       let changed = false
       for (const side of [r.base, r.payload]) {
         const list = side[field]
@@ -650,7 +681,8 @@ function parentKeys(r: OutboxRecord): string[] {
  * wait for the user, and so does what comes after them).
  */
 export function readyRecords(all: OutboxRecord[]): OutboxRecord[] {
-  const sorted = [...all].sort((a, b) => a.seq! - b.seq!)
+  // A record that is not what Outpost wrote (corrupt, or another program's) never goes: run() reports it.
+  const sorted = all.filter((r) => recordProblem(r) === null).sort((a, b) => a.seq! - b.seq!)
   const earlier = new Set<string>()
   const parentsOfEarlier = new Set<string>()
   const createdOrDeleted = new Set<string>()
@@ -677,6 +709,9 @@ function planOf(r: OutboxRecord, theirs: Row | typeof UNCHANGED | null): Plan {
   if (theirs === null) return { r, send: {}, conflicts: {}, gone: true }
   const send: Row = {}
   const conflicts: Record<string, FieldConflict> = {}
+  // The service still has the version the write was made over: nothing changed there since, whatever the
+  // cache showed of it then (a bootstrap stores epics from the v3 list before their descriptions come).
+  const sameVersion = theirs !== UNCHANGED && r.baseUpdatedAt !== undefined && sameValue(theirs.updated_at, r.baseUpdatedAt)
   for (const [field, mine] of Object.entries(r.payload)) {
     if (theirs === UNCHANGED) {
       send[field] = mine
@@ -684,18 +719,22 @@ function planOf(r: OutboxRecord, theirs: Row | typeof UNCHANGED | null): Plan {
     }
     const now = theirs[field]
     // Already so: mine was applied (an answer lost), or the same change was made elsewhere.
-    if (sameValue(now, mine)) continue
+    if (sameValue(now, mine) || sameMarkdown(field, now, mine)) continue
     const base = field in r.base ? r.base[field] : now
-    if (sameValue(now, base)) send[field] = mine
+    if (sameVersion || sameValue(now, base)) send[field] = mine
     else conflicts[field] = { base, mine, theirs: now }
   }
   return { r, send, conflicts, ...(theirs !== UNCHANGED && { theirs }) }
 }
 
-function isNotFound(error: unknown): boolean {
-  if (error instanceof Gone) return true
-  const f = failureOf(error)
-  return f.kind === 'http' && f.status === 404
+/**
+ * A doc's markdown as the service gives it back is its own rendering of what was sent (it keeps docs as
+ * HTML: `<b>x</b>` comes back as `**x**`, `a\b` as `a\\b`). Mine is applied when the words are the same.
+ */
+function sameMarkdown(field: string, theirs: unknown, mine: unknown): boolean {
+  if (field !== 'content_markdown' || typeof theirs !== 'string' || typeof mine !== 'string') return false
+  const words = (md: string) => md.replace(/<[^>]*>/g, ' ').match(/[\p{L}\p{N}]+/gu)?.join(' ') ?? ''
+  return words(theirs) === words(mine)
 }
 
 /** A 4xx that is about the request itself (not auth, not the rate limit). */

@@ -1,6 +1,7 @@
 // The requests each kind's queued writes become, and how a create whose answer
 // was lost is found again. Bodies are built from the cache's field names at
-// send time; answers come back in the cache's shape (shapes.ts).
+// send time; answers come back in the cache's shape (../convert.ts: partial
+// rows where an answer leaves fields out, so the cached ones stay).
 //
 // Finding a create again:
 // - epics, epic comments and categories carry our external_id: look it up.
@@ -16,31 +17,31 @@
 import type { ListBody } from '../../../../src-shared/api/common.ts'
 import type { OperationName } from '../../../../src-shared/api/operations.ts'
 import type { DocV3 } from '../../../../src-shared/api/v3/docs.ts'
-import type { EpicSlimV3, EpicV3, HealthV3 } from '../../../../src-shared/api/v3/epics.ts'
+import type { EpicSlimV3, EpicV3, HealthV3, ThreadedCommentV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { LinkedFileV3, UploadedFileV3 } from '../../../../src-shared/api/v3/files.ts'
 import type { ObjectiveV3 } from '../../../../src-shared/api/v3/objectives.ts'
 import type { CategoryV4 } from '../../../../src-shared/api/v4/categories.ts'
 import type { DocV4 } from '../../../../src-shared/api/v4/docs.ts'
 import type { EpicV4 } from '../../../../src-shared/api/v4/epics.ts'
-import type { OutpostDb } from '../db.ts'
-import type { ApiRequest, Transport } from '../transport.ts'
-import type { EntityId, OutboxRecord } from '../types.ts'
-import { claimedIds } from './ids.ts'
-import { splitLinkId, type WritableKind } from './kinds.ts'
 import {
   categoryFromV4,
   commentFromV3,
-  docFromV3,
-  docFromV4,
+  commentsFromV3,
   epicFromV3,
-  epicFromV4,
   fileFromV3,
-  flattenComments,
   healthFromV3,
   linkedFileFromV3,
   objectiveFromV3,
-  type ThreadedComment,
-} from './shapes.ts'
+  partialCommentFromV3,
+  partialDocFromV3,
+  partialDocFromV4,
+  partialEpicFromV4,
+} from '../convert.ts'
+import type { OutpostDb } from '../db.ts'
+import type { ApiRequest, Transport } from '../transport.ts'
+import type { CachedHealth, EntityId, OutboxRecord } from '../types.ts'
+import { claimedIds } from './ids.ts'
+import { splitLinkId, type WritableKind } from './kinds.ts'
 
 export const RECONCILE_WINDOW_MS = 15 * 60_000
 
@@ -184,22 +185,22 @@ const epic: KindRequests = {
     if (Array.isArray(fields.label_ids) && fields.label_ids.length > 0) {
       // Only v3 takes labels on an epic.
       const body = { ...(await epicV3Body(ctx, fields)), external_id: r.externalId }
-      return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Create', { body }))
+      return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Create', { body })) as unknown as Row
     }
     delete fields.label_ids
-    return epicFromV4(await call<EpicV4>(ctx, 'epics.create', { body: { ...epicV4Body(fields), external_id: r.externalId } }))
+    return partialEpicFromV4(await call<EpicV4>(ctx, 'epics.create', { body: { ...epicV4Body(fields), external_id: r.externalId } }))
   },
   async find(ctx, r) {
     const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { query: { external_id: r.externalId, includes_description: true } })
-    return list[0] ? epicFromV3(list[0]) : null
+    return list[0] ? (epicFromV3(list[0]) as unknown as Row) : null
   },
   async fetch(ctx, r) {
-    return epicFromV4(await call<EpicV4>(ctx, 'epics.get', { params: { id: num(r.entityId as EntityId) } }))
+    return partialEpicFromV4(await call<EpicV4>(ctx, 'epics.get', { params: { id: num(r.entityId as EntityId) } }))
   },
   async update(ctx, r, fields) {
     const id = num(r.entityId)
-    if ('label_ids' in fields) return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Update', { params: { id }, body: await epicV3Body(ctx, fields) }))
-    return epicFromV4(await call<EpicV4>(ctx, 'epics.update', { params: { id }, body: epicV4Body(fields) }))
+    if ('label_ids' in fields) return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Update', { params: { id }, body: await epicV3Body(ctx, fields) })) as unknown as Row
+    return partialEpicFromV4(await call<EpicV4>(ctx, 'epics.update', { params: { id }, body: epicV4Body(fields) }))
   },
   async remove(ctx, r) {
     // The user chose to delete it: archived or not (v4 refuses a live epic without force).
@@ -211,7 +212,7 @@ const epic: KindRequests = {
 export async function bulkUpdateEpics(ctx: RequestContext, items: { id: number; fields: Row }[]): Promise<Map<number, Row>> {
   const body = { epics: items.map(({ id, fields }) => ({ id, ...epicV4Body(fields) })) }
   const answer = await call<ListBody<EpicV4>>(ctx, 'epics.bulkUpdate', { body, query: { limit: 100 } })
-  return new Map(answer.entities.map((e) => [e.id, epicFromV4(e) as Row]))
+  return new Map(answer.entities.map((e) => [e.id, partialEpicFromV4(e) as Row]))
 }
 
 /** The epics updated since `since` (newest first), as far as `maxPages` pages go; for conflict checks of many epics at once. */
@@ -224,7 +225,7 @@ export async function epicsChangedSince(ctx: RequestContext, since: string, maxP
     (page) => page.length > 0 && Date.parse(page[page.length - 1].updated_at) >= limit,
     maxPages,
   )
-  const rows = new Map(items.map((e) => [e.id, epicFromV4(e) as Row]))
+  const rows = new Map(items.map((e) => [e.id, partialEpicFromV4(e) as Row]))
   // Everything updated at or after coveredFrom was seen (null: everything was).
   const coveredFrom = ended || items.length === 0 ? null : items[items.length - 1].updated_at
   return { rows, coveredFrom }
@@ -238,25 +239,25 @@ const comment: KindRequests = {
     const body = { text: r.payload.text, external_id: r.externalId }
     const answer =
       parentId === null
-        ? await call<ThreadedComment>(ctx, 'epicComments.create', { params: { epicId }, body })
-        : await call<ThreadedComment>(ctx, 'epicComments.reply', { params: { epicId, commentId: num(parentId) }, body })
-    return commentFromV3(answer, epicId, parentId === null ? null : num(parentId)) as unknown as Row
+        ? await call<ThreadedCommentV3>(ctx, 'epicComments.create', { params: { epicId }, body })
+        : await call<ThreadedCommentV3>(ctx, 'epicComments.reply', { params: { epicId, commentId: num(parentId) }, body })
+    return commentFromV3(epicId, answer, parentId === null ? null : num(parentId)) as unknown as Row
   },
   async find(ctx, r) {
     const epicId = num(r.params?.epic_id)
-    const threads = await call<ThreadedComment[]>(ctx, 'epicComments.list', { params: { epicId } })
-    return (flattenComments(threads, epicId).find((c) => c.external_id === r.externalId) as unknown as Row | undefined) ?? null
+    const threads = await call<ThreadedCommentV3[]>(ctx, 'epicComments.list', { params: { epicId } })
+    return (commentsFromV3(epicId, threads).find((c) => c.external_id === r.externalId) as unknown as Row | undefined) ?? null
   },
   async fetch(ctx, r) {
-    const c = await call<ThreadedComment>(ctx, 'epicComments.get', { params: { epicId: num(r.params?.epic_id), commentId: num(r.entityId) } })
+    const c = await call<ThreadedCommentV3>(ctx, 'epicComments.get', { params: { epicId: num(r.params?.epic_id), commentId: num(r.entityId) } })
     if (c.deleted) throw new Gone('The comment was deleted.')
     // The answer does not say which comment it replies to; the cache knows.
-    return { ...commentFromV3(c, num(r.params?.epic_id), null), parent_id: undefined }
+    return partialCommentFromV3(num(r.params?.epic_id), c)
   },
   async update(ctx, r, fields) {
     const epicId = num(r.params?.epic_id)
-    const c = await call<ThreadedComment>(ctx, 'epicComments.update', { params: { epicId, commentId: num(r.entityId) }, body: { text: fields.text } })
-    return { ...commentFromV3(c, epicId, null), parent_id: undefined }
+    const c = await call<ThreadedCommentV3>(ctx, 'epicComments.update', { params: { epicId, commentId: num(r.entityId) }, body: { text: fields.text } })
+    return partialCommentFromV3(epicId, c)
   },
   async remove(ctx, r) {
     await call(ctx, 'epicComments.delete', { params: { epicId: num(r.params?.epic_id), commentId: num(r.entityId) } })
@@ -268,12 +269,14 @@ const health: KindRequests = {
   async create(ctx, r) {
     const epicId = num(r.params?.epic_id)
     const answer = await call<HealthV3>(ctx, 'epicHealth.create', { params: { epicId }, body: { status: r.payload.status, text: r.payload.text ?? '' } })
-    return healthFromV3(answer, epicId) as unknown as Row
+    const row = healthFromV3(answer)
+    if (!row) throw new LocalFailure('The service answered the new health update without its id.')
+    return row as unknown as Row
   },
   async find(ctx, r) {
     const epicId = num(r.params?.epic_id)
     const [history, me] = await Promise.all([call<HealthV3[]>(ctx, 'epicHealth.history', { params: { epicId } }), ctx.me()])
-    const list = history.filter((h) => h.id !== null).map((h) => healthFromV3(h, epicId))
+    const list = history.map((h) => healthFromV3(h)).filter((h): h is CachedHealth => h !== null)
     const text = r.payload.text ?? ''
     const found = await oldestUnclaimed(ctx, 'health', r, list, (h) => h.status === r.payload.status && h.text === text && h.author_id === me)
     return (found as unknown as Row | null) ?? null
@@ -284,7 +287,7 @@ const doc: KindRequests = {
   createFields: ['title', 'content_markdown'],
   async create(ctx, r) {
     const body = { title: r.payload.title, content: r.payload.content_markdown ?? '', content_format: 'markdown' }
-    return docFromV4(await call<DocV4>(ctx, 'documents.create', { body }))
+    return partialDocFromV4(await call<DocV4>(ctx, 'documents.create', { body }))
   },
   async find(ctx, r) {
     const me = await ctx.me()
@@ -295,24 +298,23 @@ const doc: KindRequests = {
       { order_by: 'created_at', order_dir: 'desc', filter: 'include_archived', limit: 100 },
       (page) => page.length > 0 && Date.parse(page[page.length - 1].created_at) >= since,
     )
+    // The service keeps a doc as HTML and answers its own markdown for it (`<b>x</b>` comes back as `**x**`,
+    // `a\b` as `a\\b`): a doc with exactly what the user wrote is taken first, else one with the same title.
     const markdown = r.payload.content_markdown ?? ''
-    const found = await oldestUnclaimed(
-      ctx,
-      'doc',
-      r,
-      items,
-      (d) => d.title === r.payload.title && (d.content_markdown ?? '') === markdown && (d.creator?.id ?? null) === me,
-    )
-    return found ? docFromV4(found) : null
+    const mine = (d: DocV4) => d.title === r.payload.title && (d.creator?.id ?? null) === me
+    const found =
+      (await oldestUnclaimed(ctx, 'doc', r, items, (d) => mine(d) && (d.content_markdown ?? '') === markdown)) ??
+      (await oldestUnclaimed(ctx, 'doc', r, items, mine))
+    return found ? partialDocFromV4(found) : null
   },
   async fetch(ctx, r) {
-    return docFromV4(await call<DocV4>(ctx, 'documents.get', { params: { id: r.entityId }, query: { content_format: 'markdown' } }))
+    return partialDocFromV4(await call<DocV4>(ctx, 'documents.get', { params: { id: r.entityId }, query: { content_format: 'markdown' } }))
   },
   async update(ctx, r, fields) {
     const body: Row = { content_format: 'markdown' }
     if (fields.title !== undefined) body.title = fields.title
     if (fields.content_markdown !== undefined) body.content = fields.content_markdown
-    const row = docFromV3(await call<DocV3>(ctx, 'documents.update', { params: { id: r.entityId }, body }))
+    const row = partialDocFromV3(await call<DocV3>(ctx, 'documents.update', { params: { id: r.entityId }, body }))
     if (fields.content_markdown !== undefined) {
       // v3 answers one content form; the HTML the cache shows comes from the service's own rendering.
       row.content_html = await call<DocV4>(ctx, 'documents.get', { params: { id: r.entityId }, query: { content_format: 'html' } })

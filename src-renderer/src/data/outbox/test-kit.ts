@@ -1,7 +1,7 @@
 // For the outbox's tests: the real local service over HTTP, the real gateway
 // (through gatewayTransport), and a fresh fake-indexeddb per test. The cache's
 // server tables are filled here straight from the API (the sync engine is
-// another part), through the same shapes replay uses.
+// another part), through the same converters (../convert.ts) replay uses.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +9,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { Gateway } from '../../../../src-main/gateway/index.ts'
 import type { ListBody } from '../../../../src-shared/api/common.ts'
 import type { OperationName } from '../../../../src-shared/api/operations.ts'
+import type { ThreadedCommentV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { LabelV3 } from '../../../../src-shared/api/v3/labels.ts'
 import type { ObjectiveV3 } from '../../../../src-shared/api/v3/objectives.ts'
 import type { LinkedFileV3, UploadedFileV3 } from '../../../../src-shared/api/v3/files.ts'
@@ -18,12 +19,12 @@ import type { EpicV4 } from '../../../../src-shared/api/v4/epics.ts'
 import type { RunningService, ServiceOptions } from '../../../../src-server/index.ts'
 import { testService } from '../../../../src-server/testing.ts'
 import { outboxActions, type ActionsOptions } from '../actions.ts'
+import { categoryFromV4, commentsFromV3, docFromV4, epicFromV4, fileFromV3, labelFromV3, linkedFileFromV3, objectiveFromV3 } from '../convert.ts'
 import { OutpostDb } from '../db.ts'
 import { gatewayTransport } from '../gateway-transport.ts'
 import { TransportError, type ApiRequest, type Transport } from '../transport.ts'
 import { outboxStatus } from './records.ts'
 import { replay, type ReplayOptions, type ReplayResult } from './replay.ts'
-import { categoryFromV4, docFromV4, epicFromV4, fileFromV3, flattenComments, linkedFileFromV3, objectiveFromV3, type ThreadedComment } from './shapes.ts'
 
 export const fastSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, 2)))
 
@@ -105,19 +106,19 @@ async function walk<T>(t: Transport, op: OperationName, query: ApiRequest['query
 
 /** Fills the cache's server tables from the service (what the sync engine does in the app). */
 export async function fillCache(db: OutpostDb, t: Transport): Promise<void> {
-  const epics = (await walk<EpicV4>(t, 'epics.list', { filter: 'include_archived' })).map((e) => ({ position: 0, ...epicFromV4(e) }))
-  const labels = (await t.call<LabelV3[]>('labels.list')).map((l) => ({ id: l.id, name: l.name, color: l.color, archived: l.archived }))
+  const epics = (await walk<EpicV4>(t, 'epics.list', { filter: 'include_archived' })).map((e) => epicFromV4(e, 0))
+  const labels = (await t.call<LabelV3[]>('labels.list')).map(labelFromV3)
   const categories = (await walk<CategoryV4>(t, 'categories.list', { filter: 'include_archived' })).map(categoryFromV4)
   const objectives = (await t.call<ObjectiveV3[]>('objectives.list')).map(objectiveFromV3)
-  const docs = (await walk<DocV4>(t, 'documents.list', { filter: 'include_archived' })).map(docFromV4)
+  const docs = (await walk<DocV4>(t, 'documents.list', { filter: 'include_archived' })).map((d) => docFromV4(d))
   const files = (await t.call<UploadedFileV3[]>('files.list')).map(fileFromV3)
   const linkedFiles = (await t.call<LinkedFileV3[]>('linkedFiles.list')).map(linkedFileFromV3)
   await db.transaction('rw', db.tables, async () => {
-    await db.epics.bulkPut(epics as never)
-    await db.labels.bulkPut(labels as never)
+    await db.epics.bulkPut(epics)
+    await db.labels.bulkPut(labels)
     await db.categories.bulkPut(categories)
     await db.objectives.bulkPut(objectives)
-    await db.docs.bulkPut(docs as never)
+    await db.docs.bulkPut(docs)
     await db.files.bulkPut(files)
     await db.linkedFiles.bulkPut(linkedFiles)
   })
@@ -125,8 +126,8 @@ export async function fillCache(db: OutpostDb, t: Transport): Promise<void> {
 
 /** The comments of one epic into the cache. */
 export async function fillComments(db: OutpostDb, t: Transport, epicId: number): Promise<void> {
-  const threads = await t.call<ThreadedComment[]>('epicComments.list', { params: { epicId } })
-  await db.epicComments.bulkPut(flattenComments(threads, epicId))
+  const threads = await t.call<ThreadedCommentV3[]>('epicComments.list', { params: { epicId } })
+  await db.epicComments.bulkPut(commentsFromV3(epicId, threads))
 }
 
 /** A transport that cannot reach the service (nothing is sent). */

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { v3 } from '../../../../src-server/testing.ts'
 import { createSyncer, isBootstrapped, SYNC_KINDS, type SyncProgress } from './index.ts'
-import { EPIC_V4_FIELDS, DOC_V4_FIELDS } from './convert.ts'
+import { EPIC_V4_FIELDS, DOC_V4_FIELDS } from '../convert.ts'
 import { bootstrapFloor, countingTransport, pages, serviceCounts, startWorld, type World } from './testing.ts'
 
 let world: World | undefined

@@ -18,7 +18,8 @@ import {
   healthFromSlim,
   type DocV4Fields,
   type EpicV4Fields,
-} from './convert.ts'
+} from '../convert.ts'
+import type { Slim } from '../../../../src-shared/api/common.ts'
 import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 
 /** How a page is written: a bootstrap rewrites rows of the same version; an incremental skips them (de-duplication). */
@@ -28,7 +29,8 @@ const epicTables = (db: OutpostDb) => [db.epics, db.epicComments, db.epicHealth,
 
 /** Should `incoming` replace `cached`? Never with an older version; with the same one only in a bootstrap. */
 function replaces(cached: { updated_at: string } | undefined, incomingUpdatedAt: string, mode: WriteMode): boolean {
-  if (!cached) return true
+  // A row without a version is not one sync wrote (corrupt, or another program's): the service's copy goes over it.
+  if (!cached || typeof cached.updated_at !== 'string') return true
   if (incomingUpdatedAt > cached.updated_at) return true
   return mode === 'bootstrap' && incomingUpdatedAt === cached.updated_at
 }
@@ -51,6 +53,28 @@ function groupBy<T, K>(items: T[], key: (item: T) => K): Map<K, T[]> {
     else out.set(k, [item])
   }
   return out
+}
+
+/**
+ * An epic's slims of one kind (its comments or health) over the rows the cache
+ * has of them: each listed one is converted into `rows`, and the ids of cached
+ * ones the list no longer holds go to `gone`.
+ */
+function slimsOver<R extends { id: EntityId }>(
+  epicId: EntityId,
+  slims: Slim[] | undefined,
+  cached: R[] | undefined,
+  convert: (epicId: EntityId, slim: Slim, cached?: R) => R,
+  rows: R[],
+  gone: EntityId[],
+): void {
+  const have = new Map((cached ?? []).map((r) => [r.id, r]))
+  const listed = new Set<EntityId>()
+  for (const s of slims ?? []) {
+    listed.add(s.id)
+    rows.push(convert(epicId, s, have.get(s.id)))
+  }
+  for (const id of have.keys()) if (!listed.has(id)) gone.push(id)
 }
 
 /**
@@ -88,20 +112,8 @@ export async function writeEpicPage(
           position = last
         }
         epicRows.push(epicFromV4(e, position))
-        const haveComments = new Map((comments.get(e.id) ?? []).map((c) => [c.id, c]))
-        const listed = new Set<EntityId>()
-        for (const s of e.comments?.entities ?? []) {
-          listed.add(s.id)
-          commentRows.push(commentFromSlim(e.id, s, haveComments.get(s.id)))
-        }
-        for (const id of haveComments.keys()) if (!listed.has(id)) goneComments.push(id)
-        const haveHealth = new Map((healths.get(e.id) ?? []).map((h) => [h.id, h]))
-        const listedHealth = new Set<EntityId>()
-        for (const s of e.healths?.entities ?? []) {
-          listedHealth.add(s.id)
-          healthRows.push(healthFromSlim(e.id, s, haveHealth.get(s.id)))
-        }
-        for (const id of haveHealth.keys()) if (!listedHealth.has(id)) goneHealth.push(id)
+        slimsOver(e.id, e.comments?.entities, comments.get(e.id), commentFromSlim, commentRows, goneComments)
+        slimsOver(e.id, e.healths?.entities, healths.get(e.id), healthFromSlim, healthRows, goneHealth)
       }
       await db.epics.bulkPut(epicRows)
       if (goneComments.length > 0) await db.epicComments.bulkDelete(goneComments)

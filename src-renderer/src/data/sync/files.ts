@@ -14,11 +14,11 @@
 // (v3 PUT /files updates properties only), so a downloaded copy stays valid
 // until the file is deleted.
 import type { OutpostDb } from '../db.ts'
-import { failureOf, type Transport } from '../transport.ts'
+import { isNotFound, type Transport } from '../transport.ts'
 import type { CachedFile, CachedFileContent, EntityId } from '../types.ts'
 import { removeFiles } from './cache.ts'
 import type { SyncContext } from './context.ts'
-import { fileFromV3 } from './convert.ts'
+import { fileFromV3 } from '../convert.ts'
 import type { UploadedFileV3 } from '../../../../src-shared/api/v3/files.ts'
 
 export interface FileCacheDeps {
@@ -35,11 +35,6 @@ export class FileGoneError extends Error {
   constructor(readonly fileId: EntityId) {
     super(`File ${fileId} no longer exists on the service.`)
   }
-}
-
-const isNotFound = (error: unknown) => {
-  const f = failureOf(error)
-  return f.kind === 'http' && f.status === 404
 }
 
 async function forgetFile(deps: Pick<FileCacheDeps, 'db' | 'transport'>, id: EntityId): Promise<void> {

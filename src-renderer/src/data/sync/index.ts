@@ -6,7 +6,7 @@ import type { Transport } from '../transport.ts'
 import type { CachedDoc, CachedEpic, CachedFileContent, EntityId } from '../types.ts'
 import { DEFAULT_SYNC_OPTIONS, type SyncContext, type SyncOptions, type SyncProgress } from './context.ts'
 import { openFile } from './files.ts'
-import { platformLock, syncLockName, type LockFn } from './lock.ts'
+import { platformLock, syncLockName, type LockFn } from '../lock.ts'
 import { refreshDoc, refreshEpic } from './refresh.ts'
 import { runSync, type RunOptions, type SyncReport } from './sync.ts'
 
@@ -14,8 +14,8 @@ export { DEFAULT_SYNC_OPTIONS, type SyncOptions, type SyncPhase, type SyncProgre
 export { SYNC_KINDS, isBootstrapped, readCheckpoints, type KindCheckpoint, type SyncKind } from './checkpoints.ts'
 export { SyncError, type RunOptions, type SyncReport } from './sync.ts'
 export { FileGoneError } from './files.ts'
-export { platformLock, processLock, syncLockName, type LockFn } from './lock.ts'
-export * as convert from './convert.ts'
+export { platformLock, processLock, syncLockName, type LockFn } from '../lock.ts'
+export * as convert from '../convert.ts'
 
 export interface SyncerOptions {
   db: OutpostDb

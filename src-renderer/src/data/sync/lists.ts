@@ -17,7 +17,7 @@ import {
   linkedFileFromV3,
   memberFromV3,
   objectiveFromV3,
-} from './convert.ts'
+} from '../convert.ts'
 import type { FILE_KINDS, REFERENCE_KINDS } from './checkpoints.ts'
 
 export type ListKind = (typeof REFERENCE_KINDS)[number] | (typeof FILE_KINDS)[number]

@@ -9,19 +9,14 @@ import type { DocV4 } from '../../../../src-shared/api/v4/docs.ts'
 import type { DocSlimV3 } from '../../../../src-shared/api/v3/docs.ts'
 import type { EpicSlimV3, EpicV3, HealthV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { OutpostDb } from '../db.ts'
-import { failureOf, type Transport } from '../transport.ts'
+import { isNotFound, type Transport } from '../transport.ts'
 import type { CachedDoc, CachedEpic, CachedHealth } from '../types.ts'
 import { removeDocs, removeEpics, replaceDocLinks } from './cache.ts'
-import { commentsFromV3, docFromV4, epicFromV3, healthFromV3 } from './convert.ts'
+import { commentsFromV3, docFromV4, epicFromV3, healthFromV3 } from '../convert.ts'
 
 export interface RefreshDeps {
   db: OutpostDb
   transport: Transport
-}
-
-const isNotFound = (error: unknown) => {
-  const f = failureOf(error)
-  return f.kind === 'http' && f.status === 404
 }
 
 /**

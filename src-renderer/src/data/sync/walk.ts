@@ -18,7 +18,7 @@ import type { OutpostDb } from '../db.ts'
 import { writeDocPage, writeEpicPage, type WriteMode } from './cache.ts'
 import { readCheckpoint, type KindCheckpoint, type WalkKind } from './checkpoints.ts'
 import { call, cursorOf, isExpiredCursor, type ListAnswer, type SyncContext } from './context.ts'
-import { DOC_V4_FIELDS, EPIC_V4_FIELDS, type DocV4Fields, type EpicV4Fields } from './convert.ts'
+import { DOC_V4_FIELDS, EPIC_V4_FIELDS, type DocV4Fields, type EpicV4Fields } from '../convert.ts'
 import type { OperationName } from '../../../../src-shared/api/operations.ts'
 
 interface WalkSource<T extends { updated_at: string }> {

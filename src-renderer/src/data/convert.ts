@@ -2,18 +2,25 @@
 // shape of its kind (types.ts). One converter per kind and shape, here and
 // nowhere else: the sync engine, refreshes and the outbox's write-backs all
 // store what these return, so a cached row never depends on which API answered.
-import type { Slim } from '../../../../src-shared/api/common.ts'
-import type { CategoryV3 } from '../../../../src-shared/api/v3/categories.ts'
-import type { CustomFieldV3 } from '../../../../src-shared/api/v3/custom-fields.ts'
-import type { DocV3 } from '../../../../src-shared/api/v3/docs.ts'
-import type { EpicSlimV3, EpicV3, HealthV3, ThreadedCommentV3 } from '../../../../src-shared/api/v3/epics.ts'
-import type { LinkedFileV3, UploadedFileV3 } from '../../../../src-shared/api/v3/files.ts'
-import type { GroupV3 } from '../../../../src-shared/api/v3/groups.ts'
-import type { LabelV3 } from '../../../../src-shared/api/v3/labels.ts'
-import type { MemberV3 } from '../../../../src-shared/api/v3/members.ts'
-import type { ObjectiveV3 } from '../../../../src-shared/api/v3/objectives.ts'
-import type { DocV4 } from '../../../../src-shared/api/v4/docs.ts'
-import type { EpicStateV4, EpicV4 } from '../../../../src-shared/api/v4/epics.ts'
+//
+// Where an answer leaves fields out (a v4 epic has no position, a single doc
+// GET one content only, a comment does not say which one it replies to), the
+// `partial...` converter returns what the answer says, without those fields;
+// the full one fills them (from its caller or the cached row, else defaults).
+// The outbox writes partial rows over the cached ones with `mergeRow`.
+import type { Slim } from '../../../src-shared/api/common.ts'
+import type { CategoryV3 } from '../../../src-shared/api/v3/categories.ts'
+import type { CustomFieldV3 } from '../../../src-shared/api/v3/custom-fields.ts'
+import type { DocV3 } from '../../../src-shared/api/v3/docs.ts'
+import type { EpicSlimV3, EpicV3, HealthV3, ThreadedCommentV3 } from '../../../src-shared/api/v3/epics.ts'
+import type { LinkedFileV3, UploadedFileV3 } from '../../../src-shared/api/v3/files.ts'
+import type { GroupV3 } from '../../../src-shared/api/v3/groups.ts'
+import type { LabelV3 } from '../../../src-shared/api/v3/labels.ts'
+import type { MemberV3 } from '../../../src-shared/api/v3/members.ts'
+import type { ObjectiveV3 } from '../../../src-shared/api/v3/objectives.ts'
+import type { CategoryV4 } from '../../../src-shared/api/v4/categories.ts'
+import type { DocV4 } from '../../../src-shared/api/v4/docs.ts'
+import type { EpicStateV4, EpicV4 } from '../../../src-shared/api/v4/epics.ts'
 import type {
   CachedCategory,
   CachedComment,
@@ -29,7 +36,7 @@ import type {
   CachedMember,
   CachedObjective,
   EntityId,
-} from '../types.ts'
+} from './types.ts'
 
 /** Where the service puts a new epic: after the last one (README, "Positions step by 1024"). */
 export const EPIC_POSITION_STEP = 1024
@@ -91,6 +98,11 @@ export type DocV4Fields = Pick<DocV4, (typeof DOC_V4_FIELDS)[number]>
  * the cached row's); an epic never seen before goes last, as the service places it.
  */
 export function epicFromV4(e: EpicV4Fields, position: number): CachedEpic {
+  return { ...partialEpicFromV4(e), position }
+}
+
+/** A v4 epic without its position (v4 has none): the cached row's stays. */
+export function partialEpicFromV4(e: EpicV4Fields): Omit<CachedEpic, 'position'> {
   return {
     id: e.id,
     name: e.name,
@@ -110,7 +122,6 @@ export function epicFromV4(e: EpicV4Fields, position: number): CachedEpic {
     label_ids: idsOf<number>(e.labels),
     requested_by_id: (e.requester?.id as string | undefined) ?? null,
     external_id: e.external_id ?? null,
-    position,
     app_url: e.app_url,
     created_at: e.created_at,
     updated_at: e.updated_at,
@@ -174,22 +185,33 @@ export function commentFromSlim(epicId: EntityId, s: Slim, cached?: CachedCommen
   }
 }
 
+/** A v3 threaded comment (without its replies), in the thread of `parentId`. */
+export function commentFromV3(epicId: EntityId, c: ThreadedCommentV3, parentId: EntityId | null): CachedComment {
+  return { ...partialCommentFromV3(epicId, c), parent_id: parentId, slim: false }
+}
+
+/**
+ * A v3 comment whose answer does not say which comment it replies to (a single
+ * GET or update): the cached row keeps its thread, and whether it is slim.
+ */
+export function partialCommentFromV3(epicId: EntityId, c: ThreadedCommentV3): Omit<CachedComment, 'parent_id' | 'slim'> {
+  return {
+    id: c.id,
+    epic_id: epicId,
+    author_id: c.author_id ?? null,
+    text: c.text,
+    deleted: c.deleted,
+    external_id: c.external_id ?? null,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  }
+}
+
 /** A v3 threaded comment and its replies, flattened (each reply knows its parent). */
 export function commentsFromV3(epicId: EntityId, threads: ThreadedCommentV3[], parentId: EntityId | null = null): CachedComment[] {
   const out: CachedComment[] = []
   for (const c of threads) {
-    out.push({
-      id: c.id,
-      epic_id: epicId,
-      parent_id: parentId,
-      author_id: c.author_id ?? null,
-      text: c.text,
-      deleted: c.deleted,
-      external_id: c.external_id ?? null,
-      created_at: c.created_at,
-      updated_at: c.updated_at,
-      slim: false,
-    })
+    out.push(commentFromV3(epicId, c, parentId))
     out.push(...commentsFromV3(epicId, (c.comments ?? []) as ThreadedCommentV3[], c.id))
   }
   return out
@@ -229,33 +251,41 @@ export function healthFromV3(h: HealthV3): CachedHealth | null {
 
 // ---- docs ----
 
-/** A v4 doc (lists carry both contents; a single GET only the one asked for: `cached` fills the other). */
-export function docFromV4(d: DocV4Fields, cached?: CachedDoc): CachedDoc {
+/** What a doc answer may leave out: a content (a single GET carries the one asked for), the creator (v3). */
+type DocPart = Omit<CachedDoc, 'content_markdown' | 'content_html' | 'creator_id'> &
+  Partial<Pick<CachedDoc, 'content_markdown' | 'content_html' | 'creator_id'>>
+
+/**
+ * A doc. v4 lists carry both contents; a single GET (v4 or v3) only the one
+ * asked for, and v3 names no creator: `cached` fills what the answer leaves out.
+ */
+export function docFromV4(d: DocV4Fields | DocV3, cached?: CachedDoc): CachedDoc {
+  const p = partialDocFromV4(d)
+  return {
+    ...p,
+    content_markdown: p.content_markdown ?? cached?.content_markdown ?? '',
+    content_html: p.content_html ?? cached?.content_html ?? '',
+    creator_id: p.creator_id ?? cached?.creator_id ?? null,
+  }
+}
+
+/** A doc as its answer says it: a content it does not carry, and a creator v3 does not name, are left out. */
+export function partialDocFromV4(d: DocV4Fields | DocV3): DocPart {
   return {
     id: d.id,
     title: d.title,
-    content_markdown: d.content_markdown ?? cached?.content_markdown ?? '',
-    content_html: d.content_html ?? cached?.content_html ?? '',
+    content_markdown: d.content_markdown ?? undefined,
+    content_html: d.content_html ?? undefined,
     archived: d.archived,
-    creator_id: (d.creator?.id as string | undefined) ?? cached?.creator_id ?? null,
+    ...('creator' in d && { creator_id: (d.creator?.id as string | undefined) ?? null }),
     created_at: d.created_at,
     updated_at: d.updated_at,
   }
 }
 
-/** A v3 doc (one content format per answer, like the v4 single GET). */
-export function docFromV3(d: DocV3, cached?: CachedDoc): CachedDoc {
-  return {
-    id: d.id,
-    title: d.title,
-    content_markdown: d.content_markdown ?? cached?.content_markdown ?? '',
-    content_html: d.content_html ?? cached?.content_html ?? '',
-    archived: d.archived,
-    creator_id: cached?.creator_id ?? null,
-    created_at: d.created_at,
-    updated_at: d.updated_at,
-  }
-}
+/** v3 docs carry the v4 fields but the creator. */
+export const docFromV3: (d: DocV3, cached?: CachedDoc) => CachedDoc = docFromV4
+export const partialDocFromV3: (d: DocV3) => DocPart = partialDocFromV4
 
 // ---- files ----
 
@@ -294,7 +324,7 @@ export function linkedFileFromV3(f: LinkedFileV3): CachedLinkedFile {
 
 // ---- reference data ----
 
-export function categoryFromV3(c: CategoryV3): CachedCategory {
+export function categoryFromV3(c: CategoryV3 | CategoryV4): CachedCategory {
   return {
     id: c.id,
     name: c.name,
@@ -305,6 +335,9 @@ export function categoryFromV3(c: CategoryV3): CachedCategory {
     updated_at: c.updated_at,
   }
 }
+
+/** v4 categories carry the same fields as v3 ones. */
+export const categoryFromV4: (c: CategoryV4) => CachedCategory = categoryFromV3
 
 export function objectiveFromV3(o: ObjectiveV3): CachedObjective {
   return {
@@ -376,4 +409,13 @@ export function customFieldFromV3(f: CustomFieldV3): CachedCustomField {
 
 export function labelFromV3(l: LabelV3): CachedLabel {
   return { id: l.id, name: l.name, color: l.color ?? null, archived: l.archived }
+}
+
+// ---- partial rows ----
+
+/** A row an answer gave (partial or full) over the one the cache had: what the answer left out stays. */
+export function mergeRow<T extends object>(previous: T | undefined, next: Partial<T>): T {
+  const out = { ...(previous ?? {}) } as Record<string, unknown>
+  for (const [k, v] of Object.entries(next)) if (v !== undefined) out[k] = v
+  return out as T
 }

@@ -1,0 +1,73 @@
+// Downloaded file contents, one folder per account and file:
+// `<cache>/<account>/<file id>/<safe name>`, so two files of one name never
+// collide and a file is found again by its id alone, offline too. A file's
+// content never changes on the service (PUT /files changes its properties
+// only), so a complete copy here stays good until it is discarded.
+import { open, readdir, stat } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { DownloadProgress } from '../gateway/save.ts'
+import type { GatewayLike } from '../ipc/current-gateway.ts'
+import { safeFileName } from './safe-name.ts'
+
+/** Where one file's content is kept. */
+export function fileFolder(cacheDir: string, accountId: string, fileId: number): string {
+  return join(cacheDir, safeFileName(accountId), String(fileId))
+}
+
+/** The cached content of a file, if it is here. Downloads under way (`.<name>.<hex>.part`) do not count. */
+export async function findCached(cacheDir: string, accountId: string, fileId: number): Promise<string | undefined> {
+  const folder = fileFolder(cacheDir, accountId, fileId)
+  let names: string[]
+  try {
+    names = await readdir(folder)
+  } catch {
+    return undefined
+  }
+  for (const name of names.sort()) {
+    if (name.startsWith('.')) continue
+    const path = join(folder, name)
+    if ((await stat(path).catch(() => undefined))?.isFile()) return path
+  }
+  return undefined
+}
+
+/** A file's content the service has no URL for (a bad file row): the request's fault. */
+export class NoContentError extends Error {
+  override readonly name = 'NoContentError'
+}
+
+/** Downloads a file's content into the cache (the gateway writes through a temporary name). */
+export async function downloadToCache(
+  gateway: Pick<GatewayLike, 'call' | 'download'>,
+  where: { cacheDir: string; accountId: string; fileId: number },
+  onProgress?: (progress: DownloadProgress) => void,
+): Promise<{ path: string; bytes: number }> {
+  const file = (await gateway.call('files.get', { params: { id: where.fileId } })) as { url?: unknown; name?: unknown } | undefined
+  if (!file || typeof file.url !== 'string') throw new NoContentError(`File ${where.fileId} has no content to download.`)
+  const name = safeFileName(typeof file.name === 'string' ? file.name : `file-${where.fileId}`)
+  const path = join(fileFolder(where.cacheDir, where.accountId, where.fileId), name)
+  const { bytes } = await gateway.download(file.url, path, onProgress)
+  return { path, bytes }
+}
+
+/**
+ * The first `maxBytes` of a file, as a plain Uint8Array of exactly that
+ * length: not a Buffer (whose toJSON would spoil the host's encoding) and not
+ * a view into a larger pool (structured clone would copy the whole pool).
+ */
+export async function readStart(path: string, maxBytes: number): Promise<{ bytes: Uint8Array; size: number; truncated: boolean }> {
+  const handle = await open(path, 'r')
+  try {
+    const { size } = await handle.stat()
+    const bytes = new Uint8Array(Math.min(size, maxBytes))
+    let filled = 0
+    while (filled < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled)
+      if (bytesRead === 0) break
+      filled += bytesRead
+    }
+    return { bytes: filled === bytes.length ? bytes : bytes.slice(0, filled), size, truncated: filled < size }
+  } finally {
+    await handle.close()
+  }
+}

@@ -1,0 +1,156 @@
+// Rows of the local database that are not what Outpost wrote there: a corrupt
+// record, one written by an older or foreign program, a field of the wrong
+// type. They are skipped, never fatal (the merged reads leave them out, replay
+// does not send them, sync writes the service's copy over them), and reported:
+// a list in `meta` the UI reads like any cached data,
+//
+//   const problems = liveQuery(() => dataProblems(db))
+//
+// A problem stays listed until the row is gone or fixed (see reportCacheProblems).
+import type { OutpostDb } from './db.ts'
+import type { EntityKind } from './types.ts'
+
+export const PROBLEMS_KEY = 'data.problems'
+
+/** At most this many are kept: one bad table must not fill the database with reports of itself. */
+const MAX_PROBLEMS = 200
+
+export interface DataProblem {
+  /** The Dexie table (`epics`, `outbox`, ...). */
+  table: string
+  /** The row's primary key, as text. */
+  key: string
+  /** What is wrong with it, in a few words. */
+  reason: string
+  /** When it was first seen (client clock). */
+  at: number
+}
+
+/** The problems found so far (liveQuery-friendly: one read). */
+export async function dataProblems(db: OutpostDb): Promise<DataProblem[]> {
+  const row = await db.meta.get(PROBLEMS_KEY)
+  return Array.isArray(row?.value) ? (row.value as DataProblem[]) : []
+}
+
+/**
+ * Adds problems to the list (one per table and key; the first report's time is kept). Writes only when
+ * something is new. Call inside a transaction over `meta`, or outside any transaction.
+ */
+export async function reportProblems(db: OutpostDb, found: Omit<DataProblem, 'at'>[], now: number = Date.now()): Promise<void> {
+  if (found.length === 0) return
+  const list = await dataProblems(db)
+  const known = new Set(list.map(problemKey))
+  const fresh: DataProblem[] = []
+  for (const p of found) {
+    if (known.has(problemKey(p))) continue
+    known.add(problemKey(p))
+    fresh.push({ ...p, at: now })
+  }
+  if (fresh.length === 0) return
+  await db.meta.put({ key: PROBLEMS_KEY, value: [...list, ...fresh].slice(-MAX_PROBLEMS) })
+}
+
+const problemKey = (p: Pick<DataProblem, 'table' | 'key'>) => `${p.table}\u0000${p.key}`
+
+/** A primary key as the list shows it. */
+export const keyText = (key: unknown): string => (typeof key === 'string' || typeof key === 'number' ? String(key) : JSON.stringify(key))
+
+// ---- what a sound row looks like ----
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isId = (v: unknown) => (typeof v === 'string' && v !== '') || (typeof v === 'number' && Number.isFinite(v))
+
+/** Fields the reads and the screens rely on, with their type, per kind of cached row. */
+const SHAPES: Record<EntityKind, Record<string, 'string' | 'boolean' | 'id'>> = {
+  epic: { id: 'id', name: 'string', archived: 'boolean', updated_at: 'string' },
+  comment: { id: 'id', epic_id: 'id', text: 'string', created_at: 'string' },
+  health: { id: 'id', epic_id: 'id', status: 'string', created_at: 'string' },
+  doc: { id: 'id', title: 'string', updated_at: 'string' },
+  docEpic: { doc_id: 'id', epic_id: 'id' },
+  file: { id: 'id', name: 'string' },
+  linkedFile: { id: 'id', name: 'string', url: 'string' },
+  category: { id: 'id', name: 'string' },
+  objective: { id: 'id', name: 'string' },
+  group: { id: 'id', name: 'string' },
+  member: { id: 'id', name: 'string' },
+  epicState: { id: 'id', name: 'string' },
+  customField: { id: 'id', name: 'string' },
+  label: { id: 'id', name: 'string' },
+}
+
+/** Why a cached row of `kind` cannot be shown, or null when it can. */
+export function rowProblem(kind: EntityKind, row: unknown): string | null {
+  if (!isObject(row)) return 'not an object'
+  for (const [field, type] of Object.entries(SHAPES[kind] ?? {})) {
+    const v = row[field]
+    if (type === 'id' ? !isId(v) : typeof v !== type) return `${field} is ${v === undefined ? 'missing' : `not a ${type === 'id' ? 'valid id' : type}`}`
+  }
+  return null
+}
+
+/** Why an overlay row cannot be laid over the cache, or null when it can. */
+export function overlayProblem(row: unknown): string | null {
+  if (!isObject(row)) return 'not an object'
+  if (typeof row.kind !== 'string' || typeof row.id !== 'string') return 'kind or id missing'
+  if (!isObject(row.patch)) return 'patch is not an object'
+  return null
+}
+
+const KINDS = new Set(['epic', 'comment', 'health', 'doc', 'docEpic', 'file', 'linkedFile', 'category', 'objective'])
+const OPS = new Set(['create', 'update', 'delete'])
+const STATES = new Set(['pending', 'in-flight', 'failed', 'conflict'])
+
+/** Why an outbox record cannot be replayed (or listed), or null when it can. */
+export function recordProblem(r: unknown): string | null {
+  if (!isObject(r)) return 'not an object'
+  if (!KINDS.has(r.kind as string)) return `unknown kind ${JSON.stringify(r.kind)}`
+  if (!OPS.has(r.op as string)) return `unknown op ${JSON.stringify(r.op)}`
+  if (!STATES.has(r.state as string)) return `unknown state ${JSON.stringify(r.state)}`
+  if (typeof r.entityId !== 'string' || r.entityId === '') return 'entityId is not text'
+  if (!isObject(r.payload)) return 'payload is not an object'
+  if (!isObject(r.base)) return 'base is not an object'
+  if (r.params !== undefined && !isObject(r.params)) return 'params is not an object'
+  if (typeof r.createdAt !== 'number' || typeof r.attempts !== 'number') return 'createdAt or attempts is not a number'
+  return null
+}
+
+/** The tables of cached rows, with the kind their rows are. */
+const CACHE_TABLES: [string, EntityKind][] = [
+  ['epics', 'epic'],
+  ['epicComments', 'comment'],
+  ['epicHealth', 'health'],
+  ['docs', 'doc'],
+  ['docEpics', 'docEpic'],
+  ['files', 'file'],
+  ['linkedFiles', 'linkedFile'],
+  ['categories', 'category'],
+  ['objectives', 'objective'],
+  ['groups', 'group'],
+  ['members', 'member'],
+  ['epicStates', 'epicState'],
+  ['customFields', 'customField'],
+  ['labels', 'label'],
+]
+
+/**
+ * Looks through the whole database once (the engine does at start) and makes the list what it finds:
+ * new problems are added, fixed or removed rows drop off. Answers the list.
+ */
+export async function reportCacheProblems(db: OutpostDb, now: number = Date.now()): Promise<DataProblem[]> {
+  const found: Omit<DataProblem, 'at'>[] = []
+  const check = async (table: string, problem: (row: unknown) => string | null) => {
+    await db.table(table).each((row: unknown, cursor) => {
+      const reason = problem(row)
+      if (reason) found.push({ table, key: keyText(cursor.primaryKey), reason })
+    })
+  }
+  for (const [table, kind] of CACHE_TABLES) await check(table, (row) => rowProblem(kind, row))
+  await check('overlay', overlayProblem)
+  await check('outbox', recordProblem)
+  return db.transaction('rw', db.meta, async () => {
+    const before = new Map((await dataProblems(db)).map((p) => [problemKey(p), p]))
+    const list = found.slice(0, MAX_PROBLEMS).map((p) => before.get(problemKey(p)) ?? { ...p, at: now })
+    if (list.length > 0 || before.size > 0) await db.meta.put({ key: PROBLEMS_KEY, value: list })
+    return list
+  })
+}
