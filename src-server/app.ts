@@ -84,7 +84,7 @@ export function buildApp(options: AppOptions): ApiApp {
     logger: false,
     forceCloseConnections: true,
     // File urls carry the file's name; the router's default of 100 characters would refuse long ones.
-    maxParamLength: 2048,
+    routerOptions: { maxParamLength: 2048 },
     // Fastify's own refusals (malformed percent-encoding, over-long parameters) get the one error body too.
     frameworkErrors: (error, _req, reply) => sendError(reply, toApiError(error)),
     // A request Node cannot parse at all (a head over its size limit) gets a plain answer with the body.
