@@ -110,6 +110,8 @@ export class OpenWorkspace implements Workspace {
       .then((state) => this.connectivity(state))
       .catch(() => undefined)
 
+    // Who "me" is, so a comment written offline shows its author before replay has asked the service.
+    if (!(await this.db.meta.get('outbox:me').catch(() => undefined))) await this.db.meta.put({ key: 'outbox:me', value: this.account.memberId }).catch(() => undefined)
     const saved = (await this.db.meta.get(ACCESS_KEY).catch(() => undefined))?.value as Access | undefined
     if (saved && !this.closed) this.access = saved
     void this.checkAccess()

@@ -138,7 +138,7 @@ export function outboxActions(options: ActionsOptions) {
       if (value === undefined) continue
       if (!UPDATABLE[kind].includes(field)) throw new WriteRefused('invalid', `${what}s have no field "${field}" that can be changed.`)
       if (sameValue(current[field], value)) continue
-      payload[field] = value
+      payload[field] = plain(value)
       base[field] = current[field] ?? null
     }
     if (Object.keys(payload).length === 0) return { result: undefined }
@@ -301,5 +301,14 @@ function unreadableMessage(file: FileOnDisk, error: unknown): string {
 const typedComment = typedEpic
 
 function defined(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => [k, plain(v)]))
+}
+
+/**
+ * A plain copy of a value the UI handed in: IndexedDB cannot store reactive
+ * proxies (Svelte's $state arrays), and a queued write must not change when the
+ * UI's state does. Payloads are JSON-bound anyway: they go to the service as JSON.
+ */
+function plain<T>(value: T): T {
+  return value !== null && typeof value === 'object' ? (JSON.parse(JSON.stringify(value)) as T) : value
 }

@@ -121,3 +121,13 @@ export function externalLinkOf(event: MouseEvent): HTMLAnchorElement | undefined
   if (!(target instanceof HTMLAnchorElement)) return undefined
   return SAFE_LINK.test(target.getAttribute('href') ?? '') ? target : undefined
 }
+
+/** The URL when it is an absolute http(s) address, else undefined: only those open from Outpost. */
+export function httpUrlOf(url: string): string | undefined {
+  try {
+    const parsed = new URL(url)
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.href : undefined
+  } catch {
+    return undefined
+  }
+}

@@ -677,8 +677,9 @@ function parentKeys(r: OutboxRecord): string[] {
  * The records that may go now: the first of their entity still queued, not
  * waiting for a create of something they name (a local id), not a delete of
  * something earlier records still live under, not under something being
- * created or deleted; and pending or in flight (failed and conflict records
- * wait for the user, and so does what comes after them).
+ * created or deleted, not naming by name something whose earlier rename may
+ * not be in the cache yet; and pending or in flight (failed and conflict
+ * records wait for the user, and so does what comes after them).
  */
 export function readyRecords(all: OutboxRecord[]): OutboxRecord[] {
   // A record that is not what Outpost wrote (corrupt, or another program's) never goes: run() reports it.
@@ -686,23 +687,38 @@ export function readyRecords(all: OutboxRecord[]): OutboxRecord[] {
   const earlier = new Set<string>()
   const parentsOfEarlier = new Set<string>()
   const createdOrDeleted = new Set<string>()
+  const renaming = new Set<string>()
   const out: OutboxRecord[] = []
   for (const r of sorted) {
     const key = entityKey(r.kind, r.entityId)
     const parents = parentKeys(r)
     const own = r.op === 'create' ? [r.entityId] : []
     const waitsForCreate = localIdsIn([r.entityId, r.params, r.payload]).some((id) => !own.includes(id))
+    const byName = NAMED_BY_NAME[r.kind]
+    const named = byName && Array.isArray(r.payload[byName.field]) ? (r.payload[byName.field] as EntityId[]) : []
     const waits =
       earlier.has(key) ||
       (r.op === 'delete' && parentsOfEarlier.has(key)) ||
       parents.some((k) => createdOrDeleted.has(k)) ||
-      waitsForCreate
+      waitsForCreate ||
+      named.some((id) => renaming.has(entityKey(byName!.kind, id)))
     if (!waits && (r.state === 'pending' || r.state === 'in-flight')) out.push(r)
     earlier.add(key)
     for (const k of parents) parentsOfEarlier.add(k)
     if (r.op !== 'update') createdOrDeleted.add(key)
+    if ('name' in r.payload && (r.state === 'pending' || r.state === 'in-flight')) renaming.add(key)
   }
   return out
+}
+
+/**
+ * Lists a write sends by name, not id: an objective's categories go as `{name}`, and the service takes
+ * the category of that name, or makes one. A rename of one of them that may have reached the service
+ * before the cache heard of it (in flight), or not yet, goes first: sent with the name the cache has,
+ * the list would make the service create a category with the old name.
+ */
+const NAMED_BY_NAME: Partial<Record<string, { field: string; kind: WritableKind }>> = {
+  objective: { field: 'category_ids', kind: 'category' },
 }
 
 function planOf(r: OutboxRecord, theirs: Row | typeof UNCHANGED | null): Plan {
