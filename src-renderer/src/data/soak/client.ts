@@ -1,0 +1,169 @@
+// One run of the app's data layer against the service, as the soak kills and
+// restarts it: its own database object on the shared fake IndexedDB, its own
+// gateway, the data engine (sync and replay), and the actions the UI calls.
+//
+// A kill is what a crash does: the engine is abandoned mid-step (its signal
+// aborted, nothing more sent, no answer heard, its database closed), and the
+// next life opens the same IndexedDB database. Requests already on the wire
+// when it died still reach the service: the next life starts only once they
+// have (an app takes longer to start again than the service takes to answer;
+// a request still on its way after the restart is a race no client can win
+// without idempotency keys on the service).
+import { IDBKeyRange, type IDBFactory } from 'fake-indexeddb'
+import { Gateway } from '../../../../src-main/gateway/index.ts'
+import type { RunningService } from '../../../../src-server/index.ts'
+import type { OperationName } from '../../../../src-shared/api/operations.ts'
+import { outboxActions, type Actions } from '../actions.ts'
+import { OutpostDb } from '../db.ts'
+import { startDataEngine, type DataEngine } from '../engine.ts'
+import { gatewayTransport } from '../gateway-transport.ts'
+import { createProcessLock } from '../lock.ts'
+import { replay } from '../outbox/index.ts'
+import { TransportError, type ApiRequest, type FileOnDisk, type Transport } from '../transport.ts'
+
+/** The service's limit and the gateway's pacing, scaled down from 200 a minute so that a soak ends. */
+export interface Pace {
+  max: number
+  windowMs: number
+}
+
+export interface Shared {
+  service: RunningService
+  indexedDB: IDBFactory
+  dbName: string
+  folders: { staging: string; cache: string }
+  pace: Pace
+  /** The network as every life sees it. */
+  net: { online: boolean }
+}
+
+export type KillReason = 'calls' | 'idle' | 'end'
+
+export interface Life {
+  readonly id: number
+  readonly db: OutpostDb
+  readonly engine: DataEngine
+  readonly actions: Actions
+  readonly dead: boolean
+  /** Requests sent by this life (the kill trigger counts them). */
+  readonly calls: number
+  /** Resolves when the life is killed. */
+  readonly died: Promise<KillReason>
+  /** Kills it now (idempotent). */
+  kill(reason: KillReason): void
+  /** After a kill: waits for the requests it had on the wire, closes its database and gateway. */
+  bury(): Promise<void>
+}
+
+const killed = () => new TransportError({ kind: 'network', message: 'The app was killed.' })
+const offline = () => new TransportError({ kind: 'network', message: 'The service could not be reached (offline).' })
+
+let lives = 0
+
+/** Starts a life; it kills itself once it has sent `killAfterCalls` requests. */
+export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFINITY): Life {
+  const id = ++lives
+  const { service, pace, net } = shared
+  const gateway = new Gateway({
+    baseUrl: service.baseUrl,
+    workspaceSlug: service.workspace,
+    token: service.tokens.admin,
+    tokenKind: 'v4',
+    rateLimit: { max: pace.max, windowMs: pace.windowMs, marginMs: Math.max(20, Math.round(pace.windowMs * 0.05)) },
+    // The gateway's own retries, scaled down like the rate limit.
+    retry: { baseDelayMs: 5, maxDelayMs: 100 },
+  })
+  const inner = gatewayTransport(gateway, shared.folders)
+  const db = new OutpostDb(shared.dbName, { indexedDB: shared.indexedDB, IDBKeyRange })
+  const controller = new AbortController()
+  const wire = new Set<Promise<unknown>>()
+  let dead = false
+  let calls = 0
+  let died!: (reason: KillReason) => void
+  const diedP = new Promise<KillReason>((resolve) => (died = resolve))
+
+  const kill = (reason: KillReason) => {
+    if (dead) return
+    dead = true
+    controller.abort(new DOMException('The app was killed.', 'AbortError'))
+    void engine.stop().catch(() => undefined)
+    died(reason)
+  }
+
+  /** A request: refused when offline or dead; its answer unheard once dead. */
+  const send = <T>(run: () => Promise<T>): Promise<T> => {
+    if (dead) return Promise.reject(killed())
+    if (!net.online) return Promise.reject(offline())
+    const answer = run()
+    wire.add(answer)
+    void answer.then(
+      () => wire.delete(answer),
+      () => wire.delete(answer),
+    )
+    if (++calls >= killAfterCalls) kill('calls')
+    return answer.then(
+      (value) => {
+        if (dead) throw killed()
+        return value
+      },
+      (error) => {
+        throw dead ? killed() : error
+      },
+    )
+  }
+
+  const transport: Transport = {
+    call: <T>(operation: OperationName, request?: ApiRequest) => send(() => inner.call<T>(operation, request)),
+    upload: <T>(files: FileOnDisk[], options?: Parameters<Transport['upload']>[1]) => send(() => inner.upload<T>(files, options)),
+    download: (fileId, url) => send(() => inner.download(fileId, url)),
+    stage: (file) => inner.stage(file),
+    discard: (path) => inner.discard(path),
+  }
+
+  // Locks die with the process (Web Locks are released when a page goes away): each life has its own.
+  const lock = createProcessLock()
+  const engine = startDataEngine({
+    db,
+    transport,
+    lock,
+    replay: () =>
+      replay({
+        db,
+        transport,
+        lock,
+        signal: controller.signal,
+        backoff: { baseMs: 5, maxMs: 100, attempts: 6 },
+      }),
+    sync: {
+      fileBudgetBytes: 0,
+      // Scaled like the rate limit, so that lists and id sweeps come round during a soak.
+      referenceIntervalMs: 20_000,
+      filesIntervalMs: 10_000,
+      sweepIntervalMs: 30_000,
+    },
+  })
+  const actions = outboxActions({ db, transport })
+
+  return {
+    id,
+    db,
+    engine,
+    actions,
+    get dead() {
+      return dead
+    },
+    get calls() {
+      return calls
+    },
+    died: diedP,
+    kill,
+    async bury() {
+      kill('end')
+      // Waiting turns are refused at once; what is on the wire lands (or fails) before the next life starts.
+      const closing = gateway.close()
+      await Promise.allSettled([...wire])
+      await closing
+      db.close()
+    },
+  }
+}

@@ -1,0 +1,27 @@
+// A soak's figures as text: the verdict line first (`lost N, duplicated N,
+// wrong N`), then what was exercised, then every finding.
+import type { SoakReport } from './runner.ts'
+
+/** True when the run found nothing lost, doubled, wrong, stuck in the outbox or refused. */
+export const clean = (r: SoakReport): boolean => r.lost + r.duplicated + r.wrong + r.stuck + r.refused === 0
+
+export function formatReport(r: SoakReport, options: { maxDetails?: number } = {}): string {
+  const s = r.stats
+  const max = options.maxDetails ?? 50
+  const lines = [
+    `lost ${r.lost}, duplicated ${r.duplicated}, wrong ${r.wrong}`,
+    `stuck ${r.stuck}, refused ${r.refused}; cache disagrees on ${r.cache.details.length} of ${r.cache.checked}`,
+    `seed ${r.seed}, ${r.ops} actions in ${(r.ms / 1000).toFixed(1)} s; ${s.requests} requests; ${s.skipped} picks skipped (not in the cache yet)`,
+    `lives ${s.lives}: killed mid-bootstrap ${s.kills.midBootstrap}, mid-replay ${s.kills.midReplay}, mid-sync ${s.kills.midSync}, idle ${s.kills.idle}`,
+    `offline ${s.offline} times, faults changed ${s.faultChanges} times, 429 bursts ${s.rateLimitBursts} (${s.answers.rateLimited} answers 429, ${s.answers.failed} answers 5xx), replays ${s.replays}, syncs ${s.syncs}, opened ${s.refreshes}`,
+    `checked ${s.checked.entities} entities and ${s.checked.links} links`,
+    `actions: ${Object.entries(s.actions)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
+  ]
+  const findings = [...r.details, ...r.cache.details.map((d) => `cache: ${d}`)]
+  for (const d of findings.slice(0, max)) lines.push(`  ${d}`)
+  if (findings.length > max) lines.push(`  ... and ${findings.length - max} more`)
+  return lines.join('\n')
+}
