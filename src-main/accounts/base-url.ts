@@ -1,16 +1,16 @@
 // The base URL a person types when adding a workspace, checked and written one
 // way: scheme, host, optional path prefix, no trailing slash. HTTPS unless the
 // service runs on this very computer.
+import { isLoopback } from '../gateway/origin.ts'
 import { AccountError } from './account-error.ts'
 
 const EXAMPLE = 'https://api.example.com'
 
-/** Hosts whose traffic never leaves this computer, so plain http:// is fine. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase()
-  if (host === 'localhost' || host === '[::1]') return true
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-}
+/**
+ * Hosts whose traffic never leaves this computer, so plain http:// is fine: the
+ * gateway's rule, so an account is accepted exactly when the gateway will talk to it.
+ */
+export const isLoopbackHost = isLoopback
 
 /**
  * Returns the normalized base URL or throws `bad-url` / `insecure-url`.
