@@ -48,8 +48,9 @@ function previousPort() {
 }
 
 async function startDemo(port) {
-  const args = ['--import', 'tsx', 'src-server/cli.ts', '--seed', 'demo', '--db', join(dataDir, 'demo.db'), '--port', String(port), '--quiet']
-  const service = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+  const args = ['--import', 'tsx', 'src-server/cli.ts', '--seed', 'demo', '--db', join(dataDir, 'demo.db'), '--port', String(port), '--quiet', '--exit-with-stdin']
+  // stdin is the service's lifeline: if this script dies, the service stops too.
+  const service = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] })
   const first = await createInterface({ input: service.stdout })[Symbol.asyncIterator]().next()
   if (first.done) return undefined
   return { service, demo: JSON.parse(first.value) }

@@ -1,9 +1,12 @@
 // Starting the local demo service on demand: once and reused, again after a
 // failure or a crash, and (as a development build of the Electron app does)
 // as the service's own CLI run with Node.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { request } from 'undici'
 import { afterAll, describe, expect, it } from 'vitest'
 import { demoLauncher, runningDemo, startDemoProcess, type StartedDemo } from './demo-service.ts'
@@ -73,4 +76,25 @@ describe('startDemoProcess', () => {
     await expect(startDemoProcess({ node: process.execPath, cwd: tempDir(), dataDir: tempDir() })).rejects.toThrow(/The local demo service did not start: it stopped with exit code 1/)
     await expect(startDemoProcess({ node: join(tempDir(), 'no-node-here'), cwd: process.cwd(), dataDir: tempDir() })).rejects.toThrow(/could not be run/)
   })
+})
+
+describe('the demo process and a crashed app', () => {
+  it('stops when the app that started it dies without a word (SIGKILL)', async () => {
+    // A stand-in for the Electron main process: starts the demo as the app does, says where it is, then waits to be killed.
+    const parentScript = join(tempDir(), 'parent.mjs')
+    writeFileSync(
+      parentScript,
+      `import { startDemoProcess } from ${JSON.stringify(join(process.cwd(), 'src-main/demo-service.ts'))}
+const started = await startDemoProcess({ node: process.execPath, cwd: process.cwd(), dataDir: ${JSON.stringify(tempDir())} })
+console.log(started.demo.baseUrl)
+setInterval(() => {}, 1000)
+`,
+    )
+    const app = spawn(process.execPath, ['--import', 'tsx', parentScript], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] })
+    const [baseUrl] = (await once(createInterface({ input: app.stdout }), 'line')) as [string]
+    const answers = () => request(`${baseUrl}/api/v4/whoami`).then((r) => r.body.dump().then(() => true), () => false)
+    expect(await answers()).toBe(true)
+    app.kill('SIGKILL')
+    await expect.poll(answers, { timeout: 20_000, interval: 200 }).toBe(false)
+  }, 60_000)
 })

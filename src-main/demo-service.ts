@@ -85,9 +85,11 @@ function lastLine(text: string): string {
 }
 
 function runServiceCli(options: DemoProcessOptions, port: number): Promise<StartedDemo> {
-  const args = ['--import', 'tsx', 'src-server/cli.ts', '--seed', 'demo', '--db', join(options.dataDir, 'demo.db'), '--port', String(port), '--quiet']
+  const args = ['--import', 'tsx', 'src-server/cli.ts', '--seed', 'demo', '--db', join(options.dataDir, 'demo.db'), '--port', String(port), '--quiet', '--exit-with-stdin']
   return new Promise<StartedDemo>((resolve, reject) => {
-    const child = spawn(options.node, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true })
+    // stdin is the child's lifeline: nothing is written to it, and it closes
+    // when this process ends in any way, a crash included, so no orphan demo is left.
+    const child = spawn(options.node, args, { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true })
     let stderr = ''
     // Read for as long as the child runs: a full pipe would stall it.
     child.stderr.on('data', (chunk: Buffer) => {

@@ -7,7 +7,8 @@ import { startService, type ServiceOptions } from './index.ts'
 
 const USAGE = `Usage: npm run server -- [--port N] [--host H] [--db FILE] [--seed demo | --epics N --docs N --files N]
        [--rate-limit 200/60s|off] [--latency MS] [--fail-rate P] [--drop-rate P]
-       [--drop-after-commit-rate P] [--fault-seed N] [--disable docs|collections] [--quiet]`
+       [--drop-after-commit-rate P] [--fault-seed N] [--disable docs|collections] [--quiet]
+       [--exit-with-stdin]   stop when standard input closes (the parent that started it is gone)`
 
 function fail(message: string): never {
   console.error(`outpost-local: ${message}\n${USAGE}`)
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
         'fault-seed': { type: 'string' },
         disable: { type: 'string', multiple: true },
         quiet: { type: 'boolean' },
+        'exit-with-stdin': { type: 'boolean' },
         help: { type: 'boolean' },
       },
     })
@@ -82,11 +84,21 @@ async function main(): Promise<void> {
   })
   for (const f of disabled) service.setFeature(f as 'docs' | 'collections', false)
   console.log(JSON.stringify({ baseUrl: service.baseUrl, workspace: service.workspace, tokens: service.tokens }))
+  let stopping = false
   const stop = () => {
+    if (stopping) return
+    stopping = true
     void service.close().then(() => process.exit(0))
   }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
+  if (v['exit-with-stdin']) {
+    // The parent holds the other end of stdin: when it dies, however it dies
+    // (a crash, SIGKILL), the pipe closes and the service goes with it.
+    process.stdin.once('end', stop)
+    process.stdin.once('close', stop)
+    process.stdin.resume()
+  }
 }
 
 void main()
