@@ -91,7 +91,7 @@ export function buildApp(options: AppOptions): ApiApp {
     clientErrorHandler: (error, socket) => {
       if (!socket.writable) return socket.destroy()
       const tooLarge = (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW'
-      const body = JSON.stringify(tooLarge ? { message: 'The request head is larger than this service accepts.', tag: 'request-header-too-large' } : { message: 'The request is not valid HTTP.', tag: 'bad-request' })
+      const body = JSON.stringify(tooLarge ? { message: 'The request head is larger than this service accepts.', tag: 'request_header_too_large' } : { message: 'The request is not valid HTTP.', tag: 'bad_request' })
       socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
@@ -115,7 +115,7 @@ export function buildApp(options: AppOptions): ApiApp {
     const waitMs = limiter.take(req.auth.token.id)
     if (waitMs > 0) {
       const seconds = Math.max(1, Math.ceil(waitMs / 1000))
-      throw new ApiError(429, 'rate-limited', `Too many requests: this token may make ${describeLimit(limiter)}. Retry after ${seconds} s.`, undefined, { 'retry-after': String(seconds) })
+      throw new ApiError(429, 'rate_limited', `Too many requests: this token may make ${describeLimit(limiter)}. Retry after ${seconds} s.`, undefined, { 'retry-after': String(seconds) })
     }
     const faults = options.faults()
     if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs))
@@ -125,7 +125,7 @@ export function buildApp(options: AppOptions): ApiApp {
       return
     }
     if (faults.failRate > 0 && options.random() < faults.failRate) {
-      throw new ApiError(503, 'service-unavailable', 'Injected failure: the service is unavailable. Try again.')
+      throw new ApiError(503, 'service_unavailable', 'Injected failure: the service is unavailable. Try again.')
     }
   })
 
@@ -245,11 +245,11 @@ export function toApiError(error: unknown): ApiError {
     return ApiError.badRequest(`Invalid ${e.validationContext ?? 'request'}: ${summary}.`, errors)
   }
   const status = e.statusCode ?? 500
-  if (status === 413) return new ApiError(413, 'payload-too-large', 'The request body is larger than this service accepts.')
-  if (status === 415) return new ApiError(415, 'unsupported-media-type', e.message)
-  if (status >= 400 && status < 500) return new ApiError(status, status === 400 ? 'bad-request' : 'client-error', e.message)
+  if (status === 413) return new ApiError(413, 'payload_too_large', 'The request body is larger than this service accepts.')
+  if (status === 415) return new ApiError(415, 'unsupported_media_type', e.message)
+  if (status >= 400 && status < 500) return new ApiError(status, status === 400 ? 'bad_request' : 'client_error', e.message)
   console.error('outpost-local: unexpected error', error)
-  return new ApiError(500, 'internal-error', 'The service failed to handle this request.')
+  return new ApiError(500, 'internal_error', 'The service failed to handle this request.')
 }
 
 function installValidation(app: ApiApp): void {
@@ -271,12 +271,12 @@ function installJsonParser(app: ApiApp): void {
     try {
       done(null, sjson.parse(text, { protoAction: 'error', constructorAction: 'error' }))
     } catch {
-      done(new ApiError(400, 'bad-request', 'The request body is not valid JSON.'), undefined)
+      done(new ApiError(400, 'bad_request', 'The request body is not valid JSON.'), undefined)
     }
   })
   // axios (the official client) sends bodiless PUTs as an empty form: that is no body too.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     if (String(body).trim() === '') return done(null, undefined)
-    done(new ApiError(415, 'unsupported-media-type', 'Send the request body as application/json.'), undefined)
+    done(new ApiError(415, 'unsupported_media_type', 'Send the request body as application/json.'), undefined)
   })
 }

@@ -67,7 +67,7 @@ describe('authentication', () => {
     expect((await v3(service, service.tokens.member).get('/member')).body.name).toBe('Max Member')
     const ro = await v3(service, service.tokens.readonly).post('/categories', { name: 'From a read-only token' })
     expect(ro.status).toBe(403)
-    expect(ro.body.tag).toBe('read-only-token')
+    expect(ro.body.tag).toBe('read_only_token')
   })
 
   it('refuses a Bearer token that is not sent as Bearer', async () => {
@@ -160,7 +160,7 @@ describe('rate limit', () => {
         const url = r.url.replace(':workspace', limited.workspace).replace(/:[A-Za-z_-]+/g, '1')
         await client.call(r.method, url)
         const second = await client.call(r.method, url)
-        if (second.status !== 429 || second.body.tag !== 'rate-limited' || !(Number(second.headers['retry-after']) >= 1)) failures.push(`${r.method} ${r.url} -> ${second.status}`)
+        if (second.status !== 429 || second.body.tag !== 'rate_limited' || !(Number(second.headers['retry-after']) >= 1)) failures.push(`${r.method} ${r.url} -> ${second.status}`)
       }
       expect(failures).toEqual([])
     } finally {

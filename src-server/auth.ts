@@ -109,7 +109,7 @@ export function authenticate(ctx: ServiceContext, tokens: Tokens, req: FastifyRe
 /** Write rules: read-only tokens never write; Observers write only where a route allows it. */
 export function checkWrite(auth: Auth, observerMayWrite: boolean): void {
   if (auth.readOnly) {
-    throw ApiError.forbidden('This token is read-only (svc_ro_): it cannot create, change or delete anything. Use a read-write token.', 'read-only-token')
+    throw ApiError.forbidden('This token is read-only (svc_ro_): it cannot create, change or delete anything. Use a read-write token.', 'read_only_token')
   }
   if (auth.member.role === 'observer' && !observerMayWrite) {
     throw ApiError.forbidden('Observers can read this workspace but not change it.', 'observer')
@@ -118,7 +118,7 @@ export function checkWrite(auth: Auth, observerMayWrite: boolean): void {
 
 export function checkAdmin(auth: Auth): void {
   if (auth.member.role !== 'admin' && auth.member.role !== 'owner') {
-    throw ApiError.forbidden('This operation needs the admin role.', 'admin-required')
+    throw ApiError.forbidden('This operation needs the admin role.', 'admin_required')
   }
 }
 

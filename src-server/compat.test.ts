@@ -2,7 +2,7 @@
 // started service. v3 through ShortcutClient (axios), v4 through
 // ShortcutV4Client (fetch) and its paginate() helper.
 import { ShortcutClient } from '@shortcut/client'
-import { ShortcutV4Client } from '@shortcut/client/v4'
+import { ShortcutV4Client, summarizeShortcutV4Error } from '@shortcut/client/v4'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from './index.ts'
@@ -134,7 +134,7 @@ describe('@shortcut/client v3 (ShortcutClient with baseURL)', () => {
   })
 
   it('surfaces errors as axios rejections carrying the one error body', async () => {
-    await expect(v3.getEpic(999_999_999)).rejects.toMatchObject({ response: { status: 404, data: { tag: 'not-found' } } })
+    await expect(v3.getEpic(999_999_999)).rejects.toMatchObject({ response: { status: 404, data: { tag: 'not_found' } } })
     await expect(v3.createEpic({ name: 'x'.repeat(257) })).rejects.toMatchObject({ response: { status: 422, data: { errors: { name: expect.any(String) } } } })
   })
 })
@@ -170,6 +170,14 @@ describe('@shortcut/client v4 (ShortcutV4Client with baseUrl)', () => {
     for await (const doc of v4.paginate(ws.listDocs({ limit: 3 }))) ids.push(doc.id as string)
     expect(ids).toHaveLength(first.total_items)
     expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  it('rejects with the one error body, whose tag the client\'s log-safe summary keeps', async () => {
+    const ws = v4.workspace(service.workspace)
+    const missing = await ws.getEpic(999_999_999).then(() => undefined, (e: unknown) => e)
+    expect(summarizeShortcutV4Error(missing)).toEqual({ method: 'GET', path: `/api/v4/${service.workspace}/epics/999999999`, status: 404, tag: 'not_found' })
+    const refused = await ws.createEpic({ name: 'x'.repeat(257) }).then(() => undefined, (e: unknown) => e)
+    expect(summarizeShortcutV4Error(refused)).toMatchObject({ method: 'POST', status: expect.any(Number), tag: expect.stringMatching(/^[a-z][a-z0-9_]*$/) })
   })
 
   it('creates and reads an epic and a doc, each answered in the client\'s {entity} wrapper', async () => {

@@ -18,7 +18,7 @@ export class ApiError extends Error {
   }
 
   static badRequest(message: string, errors?: Record<string, string>) {
-    return new ApiError(400, 'bad-request', message, errors)
+    return new ApiError(400, 'bad_request', message, errors)
   }
   static unauthorized(message = 'A valid API token is required.') {
     return new ApiError(401, 'unauthorized', message)
@@ -27,16 +27,16 @@ export class ApiError extends Error {
     return new ApiError(403, tag, message)
   }
   static notFound(message = 'Not found.') {
-    return new ApiError(404, 'not-found', message)
+    return new ApiError(404, 'not_found', message)
   }
-  static conflict(message: string, tag = 'DataConflictError', errors?: Record<string, string>) {
+  static conflict(message: string, tag = 'data_conflict_error', errors?: Record<string, string>) {
     return new ApiError(409, tag, message, errors)
   }
-  static unprocessable(message: string, errors?: Record<string, string>, tag = 'Unprocessable') {
+  static unprocessable(message: string, errors?: Record<string, string>, tag = 'unprocessable') {
     return new ApiError(422, tag, message, errors)
   }
   static disabledFeature(feature: string) {
-    return new ApiError(403, 'DisabledFeatureError', `The ${feature} feature is not enabled for this workspace.`)
+    return new ApiError(403, 'disabled_feature_error', `The ${feature} feature is not enabled for this workspace.`)
   }
 }
 

@@ -64,7 +64,7 @@ describe('v4 list envelope', () => {
   ])('answers 400 naming the parameter for %o', async (query, field) => {
     const res = await v4(service).get('/categories', { query })
     expect(res.status).toBe(400)
-    expect(res.body.tag).toBe('bad-request')
+    expect(res.body.tag).toBe('bad_request')
     expect(Object.keys(res.body.errors)).toContain(field)
   })
 

@@ -181,8 +181,8 @@ describe('read-only tokens and Observers never write', () => {
   const observerV3 = tokens.create('v3', members.all().find((m) => m.role === 'observer')!.id, 'observer v3').secret
 
   const sweeps: [string, (r: RouteInfo) => RawClient, (r: RouteInfo) => boolean, number, string][] = [
-    ["a member's read-only token", (r) => clientWith(apiOf(r) === 'v4' ? { authorization: `Bearer ${service.tokens.readonly}` } : { 'shortcut-token': service.tokens.readonly }), () => true, 403, 'read-only-token'],
-    ["an admin's read-only token", (r) => clientWith(apiOf(r) === 'v4' ? { authorization: `Bearer ${adminReadOnly}` } : { 'service-token': adminReadOnly }), () => true, 403, 'read-only-token'],
+    ["a member's read-only token", (r) => clientWith(apiOf(r) === 'v4' ? { authorization: `Bearer ${service.tokens.readonly}` } : { 'shortcut-token': service.tokens.readonly }), () => true, 403, 'read_only_token'],
+    ["an admin's read-only token", (r) => clientWith(apiOf(r) === 'v4' ? { authorization: `Bearer ${adminReadOnly}` } : { 'service-token': adminReadOnly }), () => true, 403, 'read_only_token'],
     ["an Observer's token", (r) => clientWith(apiOf(r) === 'v4' ? { authorization: `Bearer ${service.tokens.observer}` } : { 'shortcut-token': observerV3 }), (r) => r.config.observerWrites !== true, 403, 'observer'],
   ]
 
@@ -195,7 +195,7 @@ describe('read-only tokens and Observers never write', () => {
     for (const r of swept) {
       const answer = await call(clientFor(r), r)
       // Admin routes check the role first: a member's token is refused for that.
-      if (!refusedAs(answer, status, tag, ...(r.config.admin ? ['admin-required'] : []))) failures.push(describeAnswer(r, answer))
+      if (!refusedAs(answer, status, tag, ...(r.config.admin ? ['admin_required'] : []))) failures.push(describeAnswer(r, answer))
     }
     expect(failures).toEqual([])
     expect(await v3Lists()).toBe(beforeLists)
@@ -222,7 +222,7 @@ describe('roles', () => {
         // A read-only token may be refused for writing first; either way it is a 403.
         expect(answer.status, `${what}: ${describeAnswer(r, answer)}`).toBe(403)
         expect(errorBodyProblem(answer.json, 403)).toBeUndefined()
-        if (what === 'member') expect((answer.json as { tag: string }).tag).toBe('admin-required')
+        if (what === 'member') expect((answer.json as { tag: string }).tag).toBe('admin_required')
       }
     }
     expect(snapshot()).toBe(before)

@@ -29,7 +29,7 @@ describe('fault injection', () => {
     const res = await v4(service).post('/categories', { name: 'Never made' })
     service.setFaults({ failRate: 0 })
     expect(res.status).toBe(503)
-    expect(res.body.tag).toBe('service-unavailable')
+    expect(res.body.tag).toBe('service_unavailable')
     const all = await v4(service).get('/categories', { query: { limit: 100 } })
     expect(all.body.entities.map((c: { name: string }) => c.name)).not.toContain('Never made')
   })
@@ -104,7 +104,7 @@ describe('request bodies', () => {
   it('answers 413 to a body over the limit', async () => {
     const res = await v4(service).post('/categories', { name: 'x', external_id: 'y'.repeat(100 * 1024) })
     expect(res.status).toBe(413)
-    expect(res.body.tag).toBe('payload-too-large')
+    expect(res.body.tag).toBe('payload_too_large')
   })
 
   it('answers 400 to malformed JSON and to prototype pollution', async () => {

@@ -105,7 +105,7 @@ describe('error mapping', () => {
   it("http: 404 and 422 carry the service's status, tag, message and per-field errors", async () => {
     const g = gatewayFor()
     const missing = await failure(g.call('categories.get', { params: { id: 987_654 } }))
-    expect(missing).toMatchObject({ kind: 'http', status: 404, tag: 'not-found', message: 'Category 987654 does not exist.' })
+    expect(missing).toMatchObject({ kind: 'http', status: 404, tag: 'not_found', message: 'Category 987654 does not exist.' })
     const long = await failure(g.call('categories.create', { body: { name: 'n'.repeat(129) } }))
     expect(long).toMatchObject({ kind: 'http', status: 422, errors: { name: 'must be at most 128 characters' } })
     expect(long.message).toMatch(/name/)
@@ -124,7 +124,7 @@ describe('error mapping', () => {
 
   it('readonly: a write with an svc_ro_ token', async () => {
     const g = gatewayFor({ token: service.tokens.readonly })
-    expect(await failure(g.call('categories.create', { body: { name: 'Nope' } }))).toMatchObject({ kind: 'readonly', status: 403, tag: 'read-only-token' })
+    expect(await failure(g.call('categories.create', { body: { name: 'Nope' } }))).toMatchObject({ kind: 'readonly', status: 403, tag: 'read_only_token' })
     expect(await g.call('whoami')).toMatchObject({ entity_type: 'whoami' })
   })
 })

@@ -50,10 +50,10 @@ export function parseErrorBody(text: string): { message: string; tag?: string; e
   }
 }
 
-/** An error answer of the service as a GatewayError: 401 auth, 403 read-only-token readonly, others http. */
+/** An error answer of the service as a GatewayError: 401 auth, 403 read_only_token readonly, others http. */
 export function httpError(status: number, bodyText: string, retryAfter?: number): GatewayError {
   const body = parseErrorBody(bodyText)
-  const kind: OperationFailureKind = status === 401 ? 'auth' : status === 403 && body?.tag === 'read-only-token' ? 'readonly' : 'http'
+  const kind: OperationFailureKind = status === 401 ? 'auth' : status === 403 && body?.tag === 'read_only_token' ? 'readonly' : 'http'
   const failure: OperationFailure = { kind, status, message: body?.message ?? fallbackMessage(status) }
   if (body?.tag !== undefined) failure.tag = body.tag
   if (body?.errors !== undefined) failure.errors = body.errors

@@ -82,7 +82,7 @@ describe('rejections before the handlers', () => {
     })
     const text = await res.body.text()
     expect(res.statusCode).toBe(413)
-    expect(JSON.parse(text)).toEqual({ message: expect.any(String), tag: 'payload-too-large' })
+    expect(JSON.parse(text)).toEqual({ message: expect.any(String), tag: 'payload_too_large' })
   })
 
   it('answers 413 with the error body, naming the part, to an uploaded file over the limit', async () => {

@@ -151,6 +151,8 @@ export function errorBodyProblem(body: unknown, status: number): string | undefi
   if (extra.length > 0) return `answered ${status} with an error body carrying ${extra.join(', ')}`
   if (typeof b.message !== 'string' || b.message === '') return `answered ${status} without a message`
   if (typeof b.tag !== 'string' || b.tag === '') return `answered ${status} without a tag`
+  // The official v4 client's error summariser keeps a tag only when it is such an identifier.
+  if (!/^[a-z][a-z0-9_]{0,79}$/.test(b.tag)) return `answered ${status} with tag "${b.tag}", not a snake_case identifier`
   if (b.errors !== undefined) {
     if (b.errors === null || typeof b.errors !== 'object' || Array.isArray(b.errors)) return `answered ${status} with errors that are not an object`
     if (Object.values(b.errors).some((v) => typeof v !== 'string')) return `answered ${status} with an errors value that is not a string`

@@ -60,6 +60,8 @@ export const OPERATIONS = {
   'objectives.delete': remove('v3', '/objectives/{id}'),
 
   'labels.list': read('v3', '/labels'),
+  /** v3 POST /labels: not shown in the spec; the real v3 (and the official client) has it. */
+  'labels.create': create('v3', '/labels'),
   'customFields.list': read('v3', '/custom-fields'),
 
   'epicWorkflow.get': read('v4', '/epic-workflow'),
@@ -161,7 +163,7 @@ export type OperationFailureKind = 'network' | 'timeout' | 'http' | 'auth' | 're
  * - timeout: no answer in time for a read (retries exhausted).
  * - http: the service answered with an error (`status`, `tag`, `message`, `errors` per field).
  * - auth: 401, the token is missing, invalid or disabled.
- * - readonly: 403 read-only-token, a write with an svc_ro_ token.
+ * - readonly: 403 read_only_token, a write with an svc_ro_ token.
  * - outcome-unknown: a non-idempotent write may or may not have been applied
  *   (the answer was lost); look for it (external_id) before sending it again.
  * - insecure: plain HTTP to a remote host, a bad certificate, or a URL of another origin.

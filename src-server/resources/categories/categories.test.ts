@@ -146,7 +146,7 @@ describe('v4 categories', () => {
     expect(res.body.errors).toHaveProperty('name')
     const ro = await v4(service, service.tokens.readonly).patch(`/categories/${made.body.id}`, { name: 'ro' })
     expect(ro.status).toBe(403)
-    expect(ro.body.tag).toBe('read-only-token')
+    expect(ro.body.tag).toBe('read_only_token')
     expect((await v4(service, service.tokens.readonly).get(`/categories/${made.body.id}`)).status).toBe(200)
   })
 })

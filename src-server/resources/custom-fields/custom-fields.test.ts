@@ -118,7 +118,7 @@ describe('v3 PUT /custom-fields/{id}', () => {
     for (const [body, errors] of cases) {
       const res = await v3(service).put(`/custom-fields/${f.id}`, body)
       expect(res.status, JSON.stringify(body)).toBe(409)
-      expect(res.body).toMatchObject({ tag: 'DataConflictError', errors })
+      expect(res.body).toMatchObject({ tag: 'data_conflict_error', errors })
     }
     expect(valueNames((await v3(service).get(`/custom-fields/${f.id}`)).body)).toEqual(['Red', 'Blue'])
   })

@@ -70,7 +70,7 @@ const inOrder = (ctx: ServiceContext) => sortBy(customFields(ctx).all(), (f) => 
 type UpdateBody = UpdateCustomFieldV4
 
 function conflict(message: string, errors: Record<string, string>): never {
-  throw ApiError.conflict(message, 'DataConflictError', errors)
+  throw ApiError.conflict(message, 'data_conflict_error', errors)
 }
 
 /** Applies one entry of `values`/`values_add` to a value, or makes a new one. */

@@ -170,7 +170,7 @@ describe('v3 docs', () => {
     const adminsDoc = await admin.post('/documents', { title: 'Admin doc', content: '' })
     const refused = await max.delete(`/documents/${adminsDoc.body.id}`)
     expect(refused.status).toBe(403)
-    expect(refused.body.tag).toBe('doc-admin-required')
+    expect(refused.body.tag).toBe('doc_admin_required')
     expect((await admin.get(`/documents/${adminsDoc.body.id}`)).status).toBe(200)
 
     const maxsDoc = await max.post('/documents', { title: 'Max doc', content: '' })
@@ -233,7 +233,7 @@ describe('v3 docs', () => {
     const doc = (await api.post('/documents', { title: 'Lonely', content: '' })).body
     const res = await api.put(`/documents/${doc.id}/epics/99999999`)
     expect(res.status).toBe(422)
-    expect(res.body).toMatchObject({ tag: 'UnprocessableError', errors: { epic_id: 'no such epic' } })
+    expect(res.body).toMatchObject({ tag: 'unprocessable_error', errors: { epic_id: 'no such epic' } })
     const epicId = makeEpic('Another epic')
     expect((await api.put(`/documents/${MISSING}/epics/${epicId}`)).status).toBe(404)
     expect((await api.delete(`/documents/${MISSING}/epics/${epicId}`)).status).toBe(404)
@@ -329,7 +329,7 @@ describe('v4 docs', () => {
     expect((await api.post('/documents', { title: 'x' })).status).toBe(400)
     const ro = await v4(service, service.tokens.readonly).post('/documents', { title: 'x', content: '' })
     expect(ro.status).toBe(403)
-    expect(ro.body.tag).toBe('read-only-token')
+    expect(ro.body.tag).toBe('read_only_token')
   })
 
   it('bulk-creates docs, all or nothing', async () => {
@@ -384,7 +384,7 @@ describe('v4 docs', () => {
 
     const refused = await member.delete(`/documents/${made.id}`)
     expect(refused.status).toBe(403)
-    expect(refused.body.tag).toBe('doc-admin-required')
+    expect(refused.body.tag).toBe('doc_admin_required')
     expect((await admin.delete(`/documents/${made.id}`)).status).toBe(204)
     expect((await admin.get(`/documents/${made.id}`)).status).toBe(404)
     expect((await admin.delete(`/documents/${made.id}`)).status).toBe(404)
@@ -544,7 +544,7 @@ describe('feature switches', () => {
     try {
       for (const [client, method, path, body] of routes) {
         const res = await client.call(method, path, { body })
-        expect({ method, path, status: res.status, tag: res.body.tag }).toEqual({ method, path, status: 403, tag: 'DisabledFeatureError' })
+        expect({ method, path, status: res.status, tag: res.body.tag }).toEqual({ method, path, status: 403, tag: 'disabled_feature_error' })
       }
       // Collections have their own switch.
       expect((await v4(service).get('/collections')).status).toBe(200)
@@ -570,7 +570,7 @@ describe('feature switches', () => {
         await api.post('/documents', { title: 'x', content: '', collection_ids: [c.id] }),
       ]) {
         expect(res.status).toBe(403)
-        expect(res.body.tag).toBe('DisabledFeatureError')
+        expect(res.body.tag).toBe('disabled_feature_error')
       }
       // Docs themselves still work.
       expect((await api.get(`/documents/${doc.id}`)).status).toBe(200)

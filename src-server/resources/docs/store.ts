@@ -119,7 +119,7 @@ export function updateDoc(ctx: ServiceContext, id: string, patch: DocPatch): { d
 /** Admin access to a doc: its creator, or a workspace admin or owner. */
 export function assertDocAdmin(doc: DocRecord, member: MemberRecord): void {
   if (doc.creator_id === member.id || member.role === 'admin' || member.role === 'owner') return
-  throw ApiError.forbidden(`Deleting doc ${doc.id} needs admin access to it: only its creator or a workspace admin may.`, 'doc-admin-required')
+  throw ApiError.forbidden(`Deleting doc ${doc.id} needs admin access to it: only its creator or a workspace admin may.`, 'doc_admin_required')
 }
 
 export function deleteDoc(ctx: ServiceContext, id: string): DocRecord {

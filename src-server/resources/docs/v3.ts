@@ -65,7 +65,7 @@ export function docRoutesV3(app: ApiApp, { ctx }: Deps, streams: DocStreams): vo
     const change = ctx.tx(() => {
       const doc = docs(ctx).require(id)
       const epic = epics().get(epicId)
-      if (!epic) throw ApiError.unprocessable(`Epic ${epicId} does not exist, so doc ${id} cannot be related to it.`, { epic_id: 'no such epic' }, 'UnprocessableError')
+      if (!epic) throw ApiError.unprocessable(`Epic ${epicId} does not exist, so doc ${id} cannot be related to it.`, { epic_id: 'no such epic' }, 'unprocessable_error')
       const relation = ctx.relation(DOC_EPIC)
       const before = relation.bsOf(id).map(Number)
       if (before.includes(epicId)) return undefined

@@ -186,7 +186,7 @@ describe('v3 PUT /entity-templates/disable and /enable', () => {
       ]
       for (const res of refused) {
         expect(res.status).toBe(403)
-        expect(res.body.tag).toBe('DisabledFeatureError')
+        expect(res.body.tag).toBe('disabled_feature_error')
       }
     } finally {
       expect((await v3(service).put('/entity-templates/enable')).status).toBe(204)

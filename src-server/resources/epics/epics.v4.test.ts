@@ -184,13 +184,13 @@ describe('v4 epics: create, read, update, delete', () => {
     const res = await v4(service).post('/epics', { name: 'bad ref', ...extra })
     expect(res.status).toBe(422)
     expect(Object.keys(res.body.errors)).toEqual([field])
-    expect(res.body).toMatchObject({ tag: 'Unprocessable', message: expect.any(String) })
+    expect(res.body).toMatchObject({ tag: 'unprocessable', message: expect.any(String) })
   })
 
   it('refuses read-only, Observer and v3 tokens and anonymous callers', async () => {
     const ro = await v4(service, service.tokens.readonly).post('/epics', { name: 'ro' })
     expect(ro.status).toBe(403)
-    expect(ro.body.tag).toBe('read-only-token')
+    expect(ro.body.tag).toBe('read_only_token')
     expect((await v4(service, service.tokens.observer).post('/epics', { name: 'obs' })).status).toBe(403)
     expect((await v4(service, service.tokens.v3).get('/epics')).status).toBe(401)
     expect((await anonymous(service, '/api/v4/demo').get('/epics')).status).toBe(401)
@@ -272,7 +272,7 @@ describe('v4 epics: create, read, update, delete', () => {
     const made = (await api.post('/epics', { name: 'Single delete' })).body
     const refused = await api.delete(`/epics/${made.id}`)
     expect(refused.status).toBe(422)
-    expect(refused.body).toMatchObject({ tag: 'epic-not-archived', errors: { 'epic_ids[0]': `epic ${made.id} is not archived` } })
+    expect(refused.body).toMatchObject({ tag: 'epic_not_archived', errors: { 'epic_ids[0]': `epic ${made.id} is not archived` } })
     expect((await api.get(`/epics/${made.id}`)).status).toBe(200)
     expect((await api.delete(`/epics/${made.id}`, undefined, { query: { force: true } })).status).toBe(204)
     expect((await api.get(`/epics/${made.id}`)).status).toBe(404)
@@ -427,7 +427,7 @@ describe('v4 epic bulk operations', () => {
 
     const refused = await api.delete('/epics/bulk', { epic_ids: [archived.id, live.id, live2.id] })
     expect(refused.status).toBe(422)
-    expect(refused.body.tag).toBe('epic-not-archived')
+    expect(refused.body.tag).toBe('epic_not_archived')
     expect(refused.body.errors).toEqual({ 'epic_ids[1]': `epic ${live.id} is not archived`, 'epic_ids[2]': `epic ${live2.id} is not archived` })
     for (const e of [archived, live, live2]) expect((await api.get(`/epics/${e.id}`)).status).toBe(200)
 

@@ -108,7 +108,7 @@ function notArchived(ids: { index: number; epic: EpicRecord }[]): ApiError {
   return ApiError.unprocessable(
     `Epics must be archived before they are deleted, unless force=true is sent. Not archived: ${names}.`,
     Object.fromEntries(ids.map(({ index, epic }) => [`epic_ids[${index}]`, `epic ${epic.id} is not archived`])),
-    'epic-not-archived',
+    'epic_not_archived',
   )
 }
 
@@ -189,7 +189,7 @@ export function epicsV4(app: ApiApp, { ctx, pager, refs }: Deps): void {
       if (missing.length > 0) {
         throw new ApiError(
           404,
-          'not-found',
+          'not_found',
           `No epic ${missing.map((m) => m.id).join(', ')}: nothing was deleted.`,
           Object.fromEntries(missing.map((m) => [`epic_ids[${m.index}]`, `no epic ${m.id}`])),
         )

@@ -342,7 +342,7 @@ describe('durability and size', () => {
       expect(made.status).toBe(201)
       const big = await upload(v3(first), [{ name: 'file0', filename: 'small.txt', data: 'ok' }, { name: 'file1', filename: 'big.bin', data: Buffer.alloc(2048, 7) }])
       expect(big.status).toBe(413)
-      expect(big.body).toMatchObject({ tag: 'payload-too-large', errors: { file1: 'must be at most 1024 bytes' } })
+      expect(big.body).toMatchObject({ tag: 'payload_too_large', errors: { file1: 'must be at most 1024 bytes' } })
       expect(big.body.message).toContain('big.bin')
       expect((await v3(first).get('/files')).body.map((f: { name: string }) => f.name)).toEqual(['keep.png'])
       await first.close()

@@ -68,7 +68,7 @@ async function readUpload(req: FastifyRequest, maxFileBytes: number): Promise<{ 
       const name = (e as { part?: { fieldname?: string; filename?: string } }).part
       throw new ApiError(
         413,
-        'payload-too-large',
+        'payload_too_large',
         `${name?.fieldname ?? 'A file'}${name?.filename ? ` ("${name.filename}")` : ''} is larger than the ${maxFileBytes} bytes this service accepts per file.`,
         name?.fieldname ? { [name.fieldname]: `must be at most ${maxFileBytes} bytes` } : undefined,
       )

@@ -109,7 +109,7 @@ function assertRefs(ctx: ServiceContext, body: { member_ids?: string[]; workflow
 
 function assertTeamsUsable(ctx: ServiceContext): void {
   if (!ctx.featureEnabled('groups')) {
-    throw ApiError.forbidden('Teams are disabled for this workspace; PUT /api/v3/groups/enable turns them on.', 'UnusableEntitlementError')
+    throw ApiError.forbidden('Teams are disabled for this workspace; PUT /api/v3/groups/enable turns them on.', 'unusable_entitlement_error')
   }
 }
 

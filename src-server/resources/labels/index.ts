@@ -1,13 +1,13 @@
-// Labels: v3 list and the stories of a label. Labels are also made by name
-// wherever a body carries `labels` (see findOrCreateLabel).
+// Labels: v3 list, create and the stories of a label. Labels are also made by
+// name wherever a body carries `labels` (see findOrCreateLabel).
 import { Type } from 'typebox'
 import { Id } from '../../../src-shared/api/common.ts'
-import { ListLabelsQueryV3 } from '../../../src-shared/api/v3/labels.ts'
+import { CreateLabelV3, ListLabelsQueryV3 } from '../../../src-shared/api/v3/labels.ts'
 import { StoriesQueryV3 } from '../../../src-shared/api/v3/stories.ts'
 import type { Resource } from '../../app.ts'
 import { origin } from '../../pages.ts'
 import { stories, storiesV3 } from '../stories/story.ts'
-import { findOrCreateLabel, labels, labelV3 } from './label.ts'
+import { createLabel, findOrCreateLabel, labels, labelV3 } from './label.ts'
 
 export { findOrCreateLabel, labelV3, labelsV3, type LabelRecord } from './label.ts'
 
@@ -29,6 +29,12 @@ export const labelsResource: Resource = {
     app.get('/labels', { schema: { querystring: ListLabelsQueryV3 } }, async (req) => {
       const o = origin(req)
       return labels(ctx).all().map((l) => labelV3(ctx, o, l))
+    })
+
+    // Not shown in the spec; the real v3 has it (the official client's createLabel).
+    app.post('/labels', { schema: { body: CreateLabelV3 } }, async (req, reply) => {
+      const label = ctx.tx(() => createLabel(ctx, req.body))
+      return reply.code(201).send(labelV3(ctx, origin(req), label))
     })
 
     app.get('/labels/:id/stories', { schema: { params: Type.Object({ id: Id }), querystring: StoriesQueryV3 } }, async (req) => {

@@ -2,6 +2,7 @@
 // find-or-create by name, which templates and epics use for `labels` bodies.
 import type { LabelV3 } from '../../../src-shared/api/v3/labels.ts'
 import type { ServiceContext } from '../../context.ts'
+import { ApiError } from '../../errors.ts'
 import { appUrl } from '../../refs.ts'
 
 export interface LabelRecord {
@@ -47,8 +48,18 @@ export interface LabelParams {
 
 /** The label of that name, or a new one: a `labels` entry never fails on an existing name. */
 export function findOrCreateLabel(ctx: ServiceContext, params: LabelParams): LabelRecord {
-  const existing = labels(ctx).byName(params.name)[0]
-  if (existing) return existing
+  return labels(ctx).byName(params.name)[0] ?? insertLabel(ctx, params)
+}
+
+/** POST /labels: a new label; its name must not be taken (exactly as written, as `labels` entries match). */
+export function createLabel(ctx: ServiceContext, params: LabelParams): LabelRecord {
+  if (labels(ctx).byName(params.name).length > 0) {
+    throw ApiError.unprocessable(`A label named "${params.name}" already exists.`, { name: 'is already taken' })
+  }
+  return insertLabel(ctx, params)
+}
+
+function insertLabel(ctx: ServiceContext, params: LabelParams): LabelRecord {
   const now = ctx.now()
   return labels(ctx).insert({
     id: ctx.nextId(),

@@ -36,6 +36,35 @@ describe('v3 GET /labels', () => {
   })
 })
 
+describe('v3 POST /labels', () => {
+  it('creates a label (201, the v3 Label) that the list then has', async () => {
+    const res = await v3(service).post('/labels', { name: 'made-by-post', color: '#abcdef', description: 'Posted' })
+    expect(res.status).toBe(201)
+    expect(res.body).toMatchObject({ entity_type: 'label', name: 'made-by-post', color: '#abcdef', description: 'Posted', archived: false, external_id: null })
+    const listed = (await v3(service).get('/labels')).body.filter((l: { name: string }) => l.name === 'made-by-post')
+    expect(listed).toEqual([res.body])
+  })
+
+  it('answers 422 naming the field for a name already taken; nothing is created', async () => {
+    await v3(service).post('/labels', { name: 'taken-name' })
+    const res = await v3(service).post('/labels', { name: 'taken-name', color: '#000000' })
+    expect(res.status).toBe(422)
+    expect(res.body).toMatchObject({ message: 'A label named "taken-name" already exists.', errors: { name: 'is already taken' } })
+    expect((await v3(service).get('/labels')).body.filter((l: { name: string }) => l.name === 'taken-name')).toHaveLength(1)
+  })
+
+  it('answers 400 to a bad colour, an unknown field or no name; 422 past 128 characters; 403 read-only; 401 without a token', async () => {
+    expect((await v3(service).post('/labels', { name: 'bad-colour', color: 'red' })).status).toBe(400)
+    expect((await v3(service).post('/labels', { name: 'extra', kind: 'x' })).status).toBe(400)
+    expect((await v3(service).post('/labels', { color: '#123456' })).status).toBe(400)
+    const long = await v3(service).post('/labels', { name: 'l'.repeat(129) })
+    expect(long.status).toBe(422)
+    expect(long.body.errors).toHaveProperty('name')
+    expect((await v3(service, service.tokens.readonly).post('/labels', { name: 'read-only' })).status).toBe(403)
+    expect((await anonymous(service, '/api/v3').post('/labels', { name: 'anonymous' })).status).toBe(401)
+  })
+})
+
 describe('v3 GET /labels/{id}/stories', () => {
   it('lists the stories carrying the label in board order, descriptions when asked', async () => {
     const label = service.ctx.tx(() => findOrCreateLabel(service.ctx, { name: 'label-stories-test' }))

@@ -174,7 +174,7 @@ describe('v3 webhook integrations', () => {
   ])('answers 400 naming the field to a bad creation %o', async (body, field) => {
     const res = await v3(service).post('/integrations/webhook', body)
     expect(res.status).toBe(400)
-    expect(res.body.tag).toBe('bad-request')
+    expect(res.body.tag).toBe('bad_request')
     expect(Object.keys(res.body.errors)).toContain(field)
     expect((await v3(service).get('/integrations/webhook')).body).toEqual([])
   })
@@ -203,7 +203,7 @@ describe('v3 webhook integrations', () => {
     expect((await api.put('/integrations/webhook/999999', { disabled: true })).status).toBe(404)
     const missing = await api.delete('/integrations/webhook/999999')
     expect(missing.status).toBe(404)
-    expect(missing.body.tag).toBe('not-found')
+    expect(missing.body.tag).toBe('not_found')
   })
 
   it('answers 401 without a valid token', async () => {
@@ -225,7 +225,7 @@ describe('v3 webhook integrations', () => {
       await ro.delete(`/integrations/webhook/${made.body.id}`),
     ]) {
       expect(res.status).toBe(403)
-      expect(res.body.tag).toBe('read-only-token')
+      expect(res.body.tag).toBe('read_only_token')
     }
     expect((await v3(service).get('/integrations/webhook')).body).toEqual([made.body])
   })
