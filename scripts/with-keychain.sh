@@ -22,6 +22,9 @@ done
 
 sandbox="$(mktemp -d "${TMPDIR:-/tmp}/outpost-keychain.XXXXXX")"
 trap 'rm -rf "$sandbox"' EXIT
+# Stopped from outside (a test that failed midway stops the whole process group): clean up all the same.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 mkdir -p "$sandbox/data" "$sandbox/config" "$sandbox/cache" "$sandbox/runtime"
 chmod 700 "$sandbox/runtime"
 

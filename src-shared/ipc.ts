@@ -129,9 +129,23 @@ export interface StageRequest {
 }
 
 export interface StagedFile {
-  /** The durable copy, `<staging>/<uuid>-<safe name>`: uploads take it even after a restart. */
+  /** The durable copy, `<staging>/<account>/<uuid>-<safe name>`: uploads take it even after a restart. */
   path: string
   size: number
+}
+
+/**
+ * The staged copies the current workspace's outbox still names (every queued
+ * upload's path): the other copies in its staging folder, left by a crash,
+ * are removed once older than a grace period (10 minutes).
+ */
+export interface SweepStagedRequest {
+  keep: string[]
+}
+
+export interface SweepStagedResponse {
+  removed: number
+  kept: number
 }
 
 export type ConnectivityReason = 'start' | 'os' | 'request' | 'probe'
@@ -195,9 +209,11 @@ export type IpcError =
 /**
  * `unsupported`: this build or shell cannot do it (the demo in a packaged
  * app, opening a file with an OS app from the browser host); `cannot-open`:
- * the OS could not open a file (no app for its type).
+ * the OS could not open a file (no app for its type); `unreadable`: a dropped
+ * file could not be read to stage it (gone, no permission, a folder), the
+ * message says which.
  */
-export type IpcFailureKind = 'invalid-request' | 'no-account' | 'refused' | 'unsupported' | 'cannot-open' | 'internal'
+export type IpcFailureKind = 'invalid-request' | 'no-account' | 'refused' | 'unsupported' | 'cannot-open' | 'unreadable' | 'internal'
 
 export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError }
 
@@ -225,6 +241,8 @@ export interface RequestChannels {
   'outpost:files.stage': { request: StageRequest; response: StagedFile }
   /** Removes a staged or cached file; any other path is refused. */
   'outpost:files.discard': { request: { path: string }; response: void }
+  /** Removes the current workspace's staged copies that no queued upload names any more (see SweepStagedRequest). */
+  'outpost:files.sweep-staged': { request: SweepStagedRequest; response: SweepStagedResponse }
   /** Starts (or reuses) the local demo service and makes its workspace current. */
   'outpost:demo.sign-in': { request: void; response: AccountInfo }
   'outpost:connectivity.get': { request: void; response: ConnectivityState }
@@ -278,6 +296,7 @@ const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
   'outpost:files.read': true,
   'outpost:files.stage': true,
   'outpost:files.discard': true,
+  'outpost:files.sweep-staged': true,
   'outpost:demo.sign-in': true,
   'outpost:connectivity.get': true,
   'outpost:app.info': true,

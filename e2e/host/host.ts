@@ -24,7 +24,7 @@ import {
   type HostClientMessage,
   type HostMessage,
 } from '../../src-shared/ipc.ts'
-import { stageBytes } from '../../src-main/files/staging.ts'
+import { accountStagingFolder, stageBytes } from '../../src-main/files/staging.ts'
 import { dispatch } from '../../src-main/ipc/dispatch.ts'
 import type { MainSide } from '../../src-main/main-side.ts'
 import { contentSecurityPolicy } from '../../src-main/shell/content-security-policy.ts'
@@ -56,7 +56,7 @@ export interface Host {
   close(): Promise<void>
 }
 
-type HostedSide = Pick<MainSide, 'table' | 'pickedFiles' | 'folders'>
+type HostedSide = Pick<MainSide, 'table' | 'pickedFiles' | 'folders' | 'accounts'>
 
 /**
  * Answers are JSON on the socket, and JSON has no bytes: a Uint8Array (the
@@ -150,7 +150,9 @@ export async function startHost(options: HostOptions): Promise<Host> {
     if (!side) throw new Error('The host is still starting.')
     const bytes = Buffer.from(data, 'base64')
     if (bytes.length > maxFileBytes) throw new Error(`${name} is larger than ${maxFileBytes} bytes`)
-    const { path } = await stageBytes(side.folders.staging, name, bytes)
+    const account = side.accounts.current()
+    if (!account) throw new Error('No workspace is set up yet: add one before dropping files.')
+    const { path } = await stageBytes(accountStagingFolder(side.folders.staging, account.id), name, bytes)
     side.pickedFiles.add(path)
     return path
   }

@@ -2,15 +2,32 @@
 // the real parts: accounts, the gateway, the local service over HTTP, and the
 // app's own folders on disk. Only the OS's file opener is a stand-in (a
 // recorder in place of Electron's shell.openPath).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  lutimesSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MemorySecretStore } from '../../e2e/host/memory-secrets.ts'
 import type { RunningService } from '../../src-server/index.ts'
 import { testService } from '../../src-server/testing.ts'
 import type { IpcResult } from '../../src-shared/ipc.ts'
 import { fileFolder } from '../files/file-cache.ts'
+import { accountStagingFolder } from '../files/staging.ts'
 import { openMainSide, type MainSide, type MainSideOptions } from '../main-side.ts'
 import { dispatch } from './dispatch.ts'
 import { OPEN_UNSUPPORTED } from './handlers.ts'
@@ -172,7 +189,8 @@ describe('files.stage and files.discard', () => {
 
     const staged = await ask('outpost:files.stage', { path: dropped })
     expect(staged).toMatchObject({ ok: true, value: { size: BINARY.length } })
-    expect(dirname(staged.value.path)).toBe(side.folders.staging)
+    // In the workspace's own staging folder: a sweep for another workspace never touches it.
+    expect(dirname(staged.value.path)).toBe(accountStagingFolder(side.folders.staging, side.accounts.current()!.id))
     expect(staged.value.path).toMatch(/[/\\][0-9a-f-]{36}-photo 1\.png$/)
     expect(Array.from(readFileSync(staged.value.path))).toEqual(Array.from(BINARY))
 
@@ -187,7 +205,7 @@ describe('files.stage and files.discard', () => {
 
     // A staged copy is staged already (the browser host's case): same path back, no second copy.
     expect(await ask('outpost:files.stage', { path: staged.value.path })).toEqual({ ok: true, value: staged.value })
-    expect(readdirSync(side.folders.staging)).toHaveLength(1)
+    expect(readdirSync(dirname(staged.value.path))).toHaveLength(1)
 
     expect(await ask('outpost:files.discard', { path: staged.value.path })).toEqual({ ok: true })
     expect(existsSync(staged.value.path)).toBe(false)
@@ -200,9 +218,6 @@ describe('files.stage and files.discard', () => {
     const notPicked = join(dataDir, 'accounts.json')
     expect(await ask('outpost:files.stage', { path: notPicked })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
     expect(await ask('outpost:files.stage', { path: 'relative/file.txt' })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
-    const gone = join(dataDir, 'gone.txt')
-    side.pickedFiles.add(gone)
-    expect(await ask('outpost:files.stage', { path: gone })).toMatchObject({ ok: false, error: { kind: 'invalid-request', message: expect.stringContaining('no longer') } })
     expect(existsSync(side.folders.staging) ? readdirSync(side.folders.staging) : []).toEqual([])
   })
 
@@ -242,5 +257,160 @@ describe('files.stage and files.discard', () => {
     // A folder inside staging is not a file to discard either.
     mkdirSync(join(side.folders.staging, 'a-folder'))
     expect(await ask('outpost:files.discard', { path: join(side.folders.staging, 'a-folder') })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+  })
+})
+
+/**
+ * A file this process may not read, refused by the OS itself with EACCES:
+ * a file of mode 000 for a user; for root, whom no mode stops, a write-only
+ * kernel setting (the kernel refuses reading it to anyone). Undefined when
+ * neither can be had here.
+ */
+function fileWeMayNotRead(dir: string): string | undefined {
+  if (process.getuid?.() !== 0) {
+    const path = join(dir, 'secret.txt')
+    writeFileSync(path, 'not for Outpost')
+    chmodSync(path, 0o000)
+    return path
+  }
+  for (const path of ['/proc/sys/vm/compact_memory', '/proc/sys/vm/drop_caches']) {
+    try {
+      closeSync(openSync(path, 'r'))
+    } catch (error) {
+      if ((error as { code?: string }).code === 'EACCES') return path
+    }
+  }
+  return undefined
+}
+
+/** Every file under the staging folder, temporary copies included. */
+function stagedFiles(staging: string): string[] {
+  return existsSync(staging) ? readdirSync(staging, { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => e.name) : []
+}
+
+describe('files.stage: a dropped file Outpost cannot read', () => {
+  it('answers a typed `unreadable` failure saying why, for each way a file cannot be read, and stages nothing', async () => {
+    const { ask, side, dataDir } = await open()
+    const desktop = join(dataDir, 'Desktop')
+    mkdirSync(desktop)
+    // ENOENT: moved or deleted between the drop and the copy.
+    const removed = join(desktop, 'report.pdf')
+    writeFileSync(removed, 'x')
+    rmSync(removed)
+    // ENOTDIR: a path through what is now a file.
+    const plain = join(desktop, 'notes')
+    writeFileSync(plain, 'x')
+    // ELOOP: a link to itself.
+    const loop = join(desktop, 'loop.txt')
+    symlinkSync(loop, loop)
+    // A folder (EISDIR where the OS says so).
+    const folder = join(desktop, 'Holiday photos')
+    mkdirSync(folder)
+    // A socket: no regular file, and never opened (a pipe would wait for a writer).
+    const socketPath = join(desktop, 'agent.sock')
+    const socket = createServer()
+    await new Promise<void>((resolve) => socket.listen(socketPath, resolve))
+    try {
+      const cases = [
+        { path: removed, message: 'report.pdf is no longer where it was dropped from (moved or deleted): drop it again.' },
+        { path: join(plain, 'inside.txt'), message: 'inside.txt is no longer where it was dropped from (moved or deleted): drop it again.' },
+        { path: loop, message: 'loop.txt is no longer where it was dropped from (moved or deleted): drop it again.' },
+        { path: folder, message: 'Holiday photos is a folder: drop the files in it instead.' },
+        { path: socketPath, message: 'agent.sock is not a regular file (a device, a pipe or a socket): Outpost uploads files only.' },
+      ]
+      for (const { path, message } of cases) {
+        side.pickedFiles.add(path)
+        expect(await ask('outpost:files.stage', { path }), path).toEqual({ ok: false, error: { source: 'ipc', kind: 'unreadable', message } })
+      }
+    } finally {
+      await new Promise<void>((resolve) => socket.close(() => resolve()))
+    }
+    expect(stagedFiles(side.folders.staging)).toEqual([])
+
+    // A readable file dropped next is staged as usual.
+    const fine = join(desktop, 'fine.txt')
+    writeFileSync(fine, 'fine')
+    side.pickedFiles.add(fine)
+    expect(await ask('outpost:files.stage', { path: fine })).toMatchObject({ ok: true, value: { size: 4 } })
+  })
+
+  it('says Outpost is not allowed to read a file the OS refuses it (EACCES), and stages nothing', async (context) => {
+    const { ask, side, dataDir } = await open()
+    const denied = fileWeMayNotRead(dataDir)
+    if (!denied) return context.skip()
+    side.pickedFiles.add(denied)
+    const name = basename(denied)
+    expect(await ask('outpost:files.stage', { path: denied })).toEqual({
+      ok: false,
+      error: { source: 'ipc', kind: 'unreadable', message: `Outpost is not allowed to read ${name} (permission denied): check its permissions, then drop it again.` },
+    })
+    expect(stagedFiles(side.folders.staging)).toEqual([])
+  })
+
+  it('answers `unreadable` for a staged copy that went away (the browser host stages before the page asks)', async () => {
+    const { ask, side } = await open()
+    const folder = accountStagingFolder(side.folders.staging, side.accounts.current()!.id)
+    mkdirSync(folder, { recursive: true })
+    const gone = join(folder, '1b4e28ba-2fa1-11d2-883f-0016d3cca427-notes.txt')
+    expect(await ask('outpost:files.stage', { path: gone })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'invalid-request', message: expect.stringContaining('no longer kept for upload') } })
+  })
+})
+
+describe('files.sweep-staged', () => {
+  const HOUR_AGO = new Date(Date.now() - 60 * 60 * 1000)
+
+  it('removes the copies no queued upload names once past the grace period, and nothing else', async () => {
+    const { ask, side, dataDir } = await open()
+    const stage = async (name: string): Promise<string> => {
+      const path = join(dataDir, 'Desktop', name)
+      mkdirSync(dirname(path), { recursive: true })
+      writeFileSync(path, name)
+      side.pickedFiles.add(path)
+      return (await ask('outpost:files.stage', { path })).value.path as string
+    }
+    const queued = await stage('queued.txt')
+    const orphan = await stage('orphan.txt')
+    const justDropped = await stage('just-dropped.txt')
+    const folder = dirname(queued)
+    // A copy cut short by a crash.
+    const partial = join(folder, '.5a1d2b3c-0000-4000-8000-000000000000.part')
+    writeFileSync(partial, 'half')
+    // A link planted among the copies: removed as a link, its target left alone.
+    const precious = join(dataDir, 'thesis.docx')
+    writeFileSync(precious, 'four years of work')
+    const link = join(folder, 'link.docx')
+    symlinkSync(precious, link)
+    mkdirSync(join(folder, 'a-folder'))
+    for (const path of [queued, orphan, partial]) utimesSync(path, HOUR_AGO, HOUR_AGO)
+    lutimesSync(link, HOUR_AGO, HOUR_AGO)
+    // Another workspace's copy and one of the old, shared layout: not this outbox's to judge.
+    const otherWorkspace = join(side.folders.staging, 'other-account', 'theirs.txt')
+    const oldLayout = join(side.folders.staging, '1b4e28ba-2fa1-11d2-883f-0016d3cca427-old.txt')
+    mkdirSync(dirname(otherWorkspace), { recursive: true })
+    for (const path of [otherWorkspace, oldLayout]) {
+      writeFileSync(path, 'keep')
+      utimesSync(path, HOUR_AGO, HOUR_AGO)
+    }
+
+    // The outbox names the queued copy (and, wrongly, a temporary one: never a real upload's).
+    expect(await ask('outpost:files.sweep-staged', { keep: [queued, partial, join(dataDir, 'elsewhere.txt')] })).toEqual({ ok: true, value: { removed: 3, kept: 2 } })
+    for (const path of [queued, justDropped, precious, otherWorkspace, oldLayout, join(folder, 'a-folder')]) expect(existsSync(path), path).toBe(true)
+    for (const path of [orphan, partial]) expect(existsSync(path), path).toBe(false)
+    expect(readdirSync(folder).sort()).toEqual([basename(justDropped), basename(queued), 'a-folder'].sort())
+    expect(readFileSync(precious, 'utf8')).toBe('four years of work')
+
+    // The kept copy still uploads; a second sweep finds nothing more to do.
+    expect(await ask('outpost:files.upload', { uploadId: 'u', paths: [queued] })).toMatchObject({ ok: true, value: [{ name: 'queued.txt' }] })
+    expect(await ask('outpost:files.sweep-staged', { keep: [queued] })).toEqual({ ok: true, value: { removed: 0, kept: 2 } })
+  })
+
+  it('answers with nothing to do before anything was staged, refuses a malformed list, and needs a workspace', async () => {
+    const { ask, side } = await open()
+    expect(await ask('outpost:files.sweep-staged', { keep: [] })).toEqual({ ok: true, value: { removed: 0, kept: 0 } })
+    for (const request of [undefined, {}, { keep: 'all' }, { keep: [1] }, { keep: [''] }]) {
+      expect(await ask('outpost:files.sweep-staged', request), JSON.stringify(request)).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'invalid-request' } })
+    }
+    await side.accounts.remove(side.accounts.current()!.id)
+    expect(await ask('outpost:files.sweep-staged', { keep: [] })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'no-account' } })
   })
 })

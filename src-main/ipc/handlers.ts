@@ -12,7 +12,8 @@ import { discardOwnFile } from '../files/discard.ts'
 import { downloadToCache, findCached, NoContentError, readStart } from '../files/file-cache.ts'
 import { isInside, isReallyInside, type OwnFolders } from '../files/folders.ts'
 import { isProgram } from '../files/programs.ts'
-import { stageCopy, stagedFileName } from '../files/staging.ts'
+import { accountStagingFolder, stageCopy, stagedFileName, unreadable, UnreadableFileError } from '../files/staging.ts'
+import { sweepStaged } from '../files/sweep.ts'
 import { contentTypeOf } from '../gateway/content-type.ts'
 import type { SecretStore } from '../secrets/secret-store.ts'
 import type { CurrentGateway } from './current-gateway.ts'
@@ -83,14 +84,30 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     }
   }
 
+  /** A dropped file that cannot be read is the user's to fix, with words that say why (not a bug of Outpost). */
+  const readable = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run()
+    } catch (error) {
+      if (error instanceof UnreadableFileError) throw new IpcFailure('unreadable', error.message)
+      throw error
+    }
+  }
+
+  /** The current workspace's account; staged copies and the file cache are kept per workspace. */
+  const currentAccount = () => {
+    const account = deps.accounts.current()
+    if (!account) throw new IpcFailure('no-account', 'No workspace is set up yet: add one with its base URL and an API token.')
+    return account
+  }
+
   /**
    * Where a file's content is in the cache, downloaded first when it is not
    * there yet (offline, a cached file needs no network). Whatever is found
    * must really be in the cache folder: a link planted there is refused.
    */
   const cachedContent = async (fileId: number): Promise<string> => {
-    const account = deps.accounts.current()
-    if (!account) throw new IpcFailure('no-account', 'No workspace is set up yet: add one with its base URL and an API token.')
+    const account = currentAccount()
     let path = await findCached(deps.folders.cache, account.id, fileId)
     if (!path) {
       const { account: using, gateway } = await deps.gateway.get()
@@ -175,13 +192,17 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       // Already a staged copy (the browser host stages every file the page hands it): nothing to copy.
       if (isInside(deps.folders.staging, path)) {
         if (!(await isReallyInside(deps.folders.staging, path))) throw new IpcFailure('invalid-request', `${basename(path)} is no longer kept for upload: drop it again.`)
-        return { path, size: (await stat(path)).size }
+        return readable(async () => {
+          try {
+            return { path, size: (await stat(path)).size }
+          } catch (error) {
+            throw unreadable(error, path)
+          }
+        })
       }
       if (!deps.pickedFiles.has(path)) throw new IpcFailure('invalid-request', `Outpost keeps only files you dropped or picked; ${basename(path)} is not one of them.`)
-      const info = await stat(path).catch(() => undefined)
-      if (!info) throw new IpcFailure('invalid-request', `${basename(path)} is no longer where it was dropped from: drop it again.`)
-      if (!info.isFile()) throw new IpcFailure('invalid-request', `${basename(path)} is a folder: drop the files in it instead.`)
-      return stageCopy(deps.folders.staging, path, basename(path))
+      const folder = accountStagingFolder(deps.folders.staging, currentAccount().id)
+      return readable(() => stageCopy(folder, path, basename(path)))
     },
 
     'outpost:files.discard': async ({ path }) => {
@@ -189,6 +210,9 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       if (outcome === 'outside') throw new IpcFailure('invalid-request', `Outpost removes only its own staged and downloaded files; ${basename(path)} is not one of them.`)
       if (outcome === 'not-a-file') throw new IpcFailure('invalid-request', `${basename(path)} is a folder: Outpost removes only files.`)
     },
+
+    'outpost:files.sweep-staged': async ({ keep }) =>
+      sweepStaged(accountStagingFolder(deps.folders.staging, currentAccount().id), { keep, now: Date.now() }),
 
     'outpost:demo.sign-in': async () => {
       if (!deps.demo) throw new IpcFailure('unsupported', DEMO_UNAVAILABLE)

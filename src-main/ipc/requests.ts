@@ -88,6 +88,12 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
   },
   'outpost:files.stage': (request) => ({ path: text(record(request, 'The request').path, 'path') }),
   'outpost:files.discard': (request) => ({ path: text(record(request, 'The request').path, 'path') }),
+  'outpost:files.sweep-staged': (request) => {
+    const keep = record(request, 'The request').keep
+    // An outbox of queued uploads, each a path: generous, but bounded.
+    if (!Array.isArray(keep) || keep.length > 100_000) invalid('keep must list at most 100000 paths')
+    return { keep: keep.map((p, i) => text(p, `keep[${i}]`)) }
+  },
   'outpost:demo.sign-in': nothing,
   'outpost:connectivity.get': nothing,
   'outpost:app.info': nothing,
