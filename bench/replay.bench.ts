@@ -3,11 +3,14 @@
 // creates and 50 file uploads (64 KB each) are queued with Outpost's outbox
 // actions, which never touch the network (the app works this way offline);
 // then replay sends them, under the service's rate limit (scaled: see
-// harness.ts). Which epics matters to Outpost (its conflict check reads the
-// epics changed since the queued changes' base, newest first, for at most 3
-// pages, and fetches the others one by one), so it runs twice each round:
+// harness.ts). Outpost checks the 1,000 updates for conflicts once, before the
+// first bulk: one page of the epics changed since their oldest base when the
+// cache says few changed, else every epic in one request. Which epics may
+// matter to that, so it runs twice each round:
 //   - recently updated epics: the 1,000 newest in the cache;
 //   - random epics: 1,000 picked across the whole workspace.
+// Then 10 bulk PATCHes, one bulk POST of the 100 creates, and 13 uploads of
+// four files.
 // The baseline (./baseline/replay.ts) sends the same kind and number of
 // changes, to other epics, one call each with the official client. Afterwards
 // the service is checked through its API: every update applied, every create

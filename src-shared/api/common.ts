@@ -1,29 +1,10 @@
 // Building blocks of the API contract shared by the service, the gateway and
 // the data layer. Each resource's shapes live in v3/ and v4/ beside this file.
 import { Type, type TSchema, type Static } from 'typebox'
+import { LIMITS } from './limits.ts'
 
-/** String limits of spec part 2 §8, in characters. */
-export const LIMITS = {
-  categoryName: 128,
-  externalId: 128,
-  customFieldName: 63,
-  customFieldDescription: 1024,
-  iconSetIdentifier: 63,
-  docTitle: 256,
-  docDescription: 1024,
-  epicName: 256,
-  epicDescription: 100_000,
-  commentText: 100_000,
-  entityTemplateName: 128,
-  groupName: 63,
-  groupMentionName: 63,
-  milestoneName: 256,
-  milestoneDescription: 100_000,
-  linkedFileName: 256,
-  url: 2048,
-  fileName: 1024,
-  externalLink: 2048,
-} as const
+/** String limits (spec part 2 §8) live in limits.ts: plain constants the renderer imports without the schemas. */
+export { LIMITS }
 
 /** v4 page size bounds (spec part 2 §8). */
 export const PAGE_LIMIT = { min: 1, max: 100, default: 10 } as const

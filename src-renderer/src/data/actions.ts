@@ -8,7 +8,7 @@
 // A read-only token refuses every write here, at once, instead of queueing
 // writes that could only fail.
 import type { OutpostDb } from './db.ts'
-import { mergedOne } from './overlay.ts'
+import { merged, mergedOne } from './overlay.ts'
 import { newLocalId, resolveId } from './outbox/ids.ts'
 import { isLocalId, linkId, sameValue, tableKey, tableOf, UPDATABLE, type WritableKind } from './outbox/kinds.ts'
 import { enqueue, type Enqueued, type NewRecord } from './outbox/queue.ts'
@@ -18,6 +18,7 @@ import type {
   CachedComment,
   CachedDocEpic,
   CachedHealth,
+  CachedLabel,
   CachedLinkedFile,
   CachedObjective,
   EntityId,
@@ -60,7 +61,8 @@ export interface EpicFields {
   /** Teams. */
   group_ids?: string[]
   objective_ids?: EntityId[]
-  label_ids?: number[]
+  /** Labels by id; a label made offline (createLabel) by its local id until the service has it. */
+  label_ids?: EntityId[]
   requested_by_id?: string | null
 }
 
@@ -88,6 +90,12 @@ export interface ObjectiveFields {
   state?: CachedObjective['state']
   archived?: boolean
   category_ids?: EntityId[]
+}
+
+export interface LabelFields {
+  name: string
+  /** `#rrggbb`. */
+  color?: string | null
 }
 
 export type Actions = ReturnType<typeof outboxActions>
@@ -155,7 +163,11 @@ export function outboxActions(options: ActionsOptions) {
     return { result: undefined, enqueued }
   }
 
-  const epicFields = async (fields: EpicFields) => ({ ...fields, objective_ids: await ids('objective', fields.objective_ids) })
+  const epicFields = async (fields: EpicFields) => ({
+    ...fields,
+    objective_ids: await ids('objective', fields.objective_ids),
+    label_ids: await ids('label', fields.label_ids),
+  })
   const objectiveFields = async (fields: ObjectiveFields) => ({ ...fields, category_ids: await ids('category', fields.category_ids) })
 
   const comment = async (commentId: EntityId) => {
@@ -268,6 +280,21 @@ export function outboxActions(options: ActionsOptions) {
     updateObjective: (objectiveId: EntityId, fields: ObjectiveFields) =>
       write(async () => update('objective', objectiveId, await objectiveFields(fields), 'Objective')),
     deleteObjective: (objectiveId: EntityId) => write(() => remove('objective', objectiveId, 'Objective')),
+
+    // ---- labels ----
+    /**
+     * Makes a label by name (offline too): answers its local id, which epic creates and updates take in
+     * label_ids at once; they wait for the label and go with its service id. Names are unique: one the
+     * cache already knows is refused here, one only the service knows fails the create with its message.
+     */
+    createLabel: (fields: LabelFields) =>
+      write(async () => {
+        const name = fields.name.trim()
+        if (!name) throw new WriteRefused('invalid', 'A label needs a name.')
+        const known = await merged<CachedLabel>(db, 'label', { filter: (l) => l.name === name })
+        if (known.length > 0) throw new WriteRefused('invalid', `A label named "${name}" already exists; pick it instead.`)
+        return create('label', { name, color: fields.color ?? null })
+      }),
 
     // ---- the outbox itself: fix and retry, discard, resolve ----
     retry: (seq: number, editedPayload?: Record<string, unknown>) => {

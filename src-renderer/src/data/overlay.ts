@@ -25,6 +25,7 @@ import type {
   CachedEpic,
   CachedFile,
   CachedHealth,
+  CachedLabel,
   CachedLinkedFile,
   CachedObjective,
   EntityId,
@@ -142,6 +143,9 @@ export const mergedCategories = (db: OutpostDb) => merged<CachedCategory>(db, 'c
 export const mergedCategory = (db: OutpostDb, id: EntityId) => mergedOne<CachedCategory>(db, 'category', id)
 export const mergedObjectives = (db: OutpostDb) => merged<CachedObjective>(db, 'objective')
 export const mergedObjective = (db: OutpostDb, id: EntityId) => mergedOne<CachedObjective>(db, 'objective', id)
+/** Labels, those made offline included (under their local id until the service has them). */
+export const mergedLabels = (db: OutpostDb) => merged<CachedLabel>(db, 'label')
+export const mergedLabel = (db: OutpostDb, id: EntityId) => mergedOne<CachedLabel>(db, 'label', id)
 
 /** The local state of one entity: whether it has unconfirmed changes, and which fields. */
 export function overlayOf(db: OutpostDb, kind: EntityKind, id: EntityId): Promise<OverlayRow | undefined> {

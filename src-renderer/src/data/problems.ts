@@ -96,7 +96,7 @@ export function overlayProblem(row: unknown): string | null {
   return null
 }
 
-const KINDS = new Set(['epic', 'comment', 'health', 'doc', 'docEpic', 'file', 'linkedFile', 'category', 'objective'])
+const KINDS = new Set(['epic', 'comment', 'health', 'doc', 'docEpic', 'file', 'linkedFile', 'category', 'objective', 'label'])
 const OPS = new Set(['create', 'update', 'delete'])
 const STATES = new Set(['pending', 'in-flight', 'failed', 'conflict'])
 

@@ -1,6 +1,7 @@
 // v3 Label (spec part 1 §2.3) and the label parameters other bodies carry.
 import { Type, type Static } from 'typebox'
 import { Color, LIMITS, Str } from '../common.ts'
+import { LABEL_LIMITS } from '../limits.ts'
 
 export const LabelV3 = Type.Object({
   app_url: Type.String(),
@@ -16,8 +17,8 @@ export const LabelV3 = Type.Object({
 })
 export type LabelV3 = Static<typeof LabelV3>
 
-/** Label limits are not shown in the spec; these match the epic label parameters (see the README). */
-export const LABEL_LIMITS = { name: 128, description: 1024 } as const
+/** Label limits (not shown in the spec) live in limits.ts, next to the others. */
+export { LABEL_LIMITS }
 
 /** A label named in a body (templates, epics): the label of that name, created when missing. */
 export const LabelParamsV3 = Type.Object(
@@ -30,6 +31,10 @@ export const LabelParamsV3 = Type.Object(
   { additionalProperties: false },
 )
 export type LabelParamsV3 = Static<typeof LabelParamsV3>
+
+/** POST /labels (not shown in the spec; the real v3's body): the same parameters; the name must be free. */
+export const CreateLabelV3 = LabelParamsV3
+export type CreateLabelV3 = Static<typeof CreateLabelV3>
 
 /** GET /labels: `slim` as the official client sends it (labels carry no stats here either way). */
 export const ListLabelsQueryV3 = Type.Object({ slim: Type.Optional(Type.Boolean()) })

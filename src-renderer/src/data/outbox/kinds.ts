@@ -5,7 +5,7 @@ import type { Table } from 'dexie'
 import type { OutpostDb } from '../db.ts'
 import type { EntityId, EntityKind } from '../types.ts'
 
-export type WritableKind = 'epic' | 'comment' | 'health' | 'doc' | 'docEpic' | 'file' | 'linkedFile' | 'category' | 'objective'
+export type WritableKind = 'epic' | 'comment' | 'health' | 'doc' | 'docEpic' | 'file' | 'linkedFile' | 'category' | 'objective' | 'label'
 
 export const LOCAL_PREFIX = 'local:'
 const LOCAL_ID = /local:[0-9a-f-]{36}/gi
@@ -96,6 +96,8 @@ export const UPDATABLE: Record<WritableKind, readonly string[]> = {
   linkedFile: ['name', 'type', 'url', 'description', 'content_type', 'size', 'thumbnail_url'],
   category: ['name', 'color', 'archived'],
   objective: ['name', 'description', 'state', 'archived', 'category_ids'],
+  // Labels are made by name and then only picked: the API offers no label update here.
+  label: [],
 }
 
 /** What an entity created offline looks like until the service answers: the cache's shape with neutral defaults. */
@@ -145,6 +147,8 @@ export function draftEntity(
         id, name: '', description: '', state: 'to do', archived: false, category_ids: [], started: false, completed: false,
         position: Number.MAX_SAFE_INTEGER, app_url: '', ...stamps, ...payload,
       }
+    case 'label':
+      return { id, name: '', color: null, archived: false, ...payload }
     default:
       return { id, ...payload }
   }

@@ -4,7 +4,9 @@
 // rows where an answer leaves fields out, so the cached ones stay).
 //
 // Finding a create again:
-// - epics, epic comments and categories carry our external_id: look it up.
+// - epics, epic comments and categories carry our external_id: look it up (the
+//   epics of a lost bulk create: in the newest epics, one page for them all).
+// - labels have unique names: the label of that name, if it is recent enough.
 // - docs, health, uploaded files, linked files and objectives cannot carry one.
 //   They are matched on what the user wrote (title and markdown; status and
 //   text; name and size; name, url and type; name and description), by the
@@ -19,6 +21,7 @@ import type { OperationName } from '../../../../src-shared/api/operations.ts'
 import type { DocV3 } from '../../../../src-shared/api/v3/docs.ts'
 import type { EpicSlimV3, EpicV3, HealthV3, ThreadedCommentV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { LinkedFileV3, UploadedFileV3 } from '../../../../src-shared/api/v3/files.ts'
+import type { LabelV3 } from '../../../../src-shared/api/v3/labels.ts'
 import type { ObjectiveV3 } from '../../../../src-shared/api/v3/objectives.ts'
 import type { CategoryV4 } from '../../../../src-shared/api/v4/categories.ts'
 import type { DocV4 } from '../../../../src-shared/api/v4/docs.ts'
@@ -30,6 +33,7 @@ import {
   epicFromV3,
   fileFromV3,
   healthFromV3,
+  labelFromV3,
   linkedFileFromV3,
   objectiveFromV3,
   partialCommentFromV3,
@@ -78,10 +82,26 @@ export interface KindRequests {
   create?(ctx: RequestContext, r: OutboxRecord): Promise<Row>
   /** The entity a create made, if the service has it. */
   find?(ctx: RequestContext, r: OutboxRecord): Promise<Row | null>
+  /** Creates that can go together in one request (all or nothing): which may, and how many at most. */
+  batch?: CreateBatch
+  /** The creates of a batch in one request; answers each record's entity by its seq. */
+  createMany?(ctx: RequestContext, records: OutboxRecord[]): Promise<Map<number, Row>>
+  /** The entities several creates made, those the service has, found in one look (by seq). */
+  findMany?(ctx: RequestContext, records: OutboxRecord[]): Promise<Map<number, Row>>
   /** The entity as the service has it now (conflict checks). */
   fetch?(ctx: RequestContext, r: OutboxRecord): Promise<Row>
   update?(ctx: RequestContext, r: OutboxRecord, fields: Row): Promise<Row>
   remove?(ctx: RequestContext, r: OutboxRecord): Promise<void>
+}
+
+export interface CreateBatch {
+  /** Records per request. */
+  max: number
+  /** Whether this create can go in a batch at all. */
+  fits(r: OutboxRecord): boolean
+  /** Bytes a batch may carry together (uploads), with each record's share. */
+  maxBytes?: number
+  bytes?(r: OutboxRecord): number
 }
 
 const LANE = 'user-write' as const
@@ -155,18 +175,22 @@ function withoutNulls(fields: Row): Row {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined))
 }
 
-/** Candidates for a create without external_id: recent enough, not already ours, oldest first. */
+/**
+ * Candidates for a create without external_id: recent enough, not already ours, oldest first.
+ * `taken` holds ids already matched to other records of the same look (several files of one upload).
+ */
 async function oldestUnclaimed<T extends { id: EntityId; created_at: string }>(
   ctx: RequestContext,
   kind: WritableKind,
   r: OutboxRecord,
   list: T[],
   matches: (item: T) => boolean,
+  taken: ReadonlySet<string> = new Set(),
 ): Promise<T | null> {
   const claimed = await claimedIds(ctx.db, kind)
   const since = (r.sentAt ?? r.createdAt) - RECONCILE_WINDOW_MS
   const found = list
-    .filter((item) => !claimed.has(String(item.id)) && Date.parse(item.created_at) >= since && matches(item))
+    .filter((item) => !claimed.has(String(item.id)) && !taken.has(String(item.id)) && Date.parse(item.created_at) >= since && matches(item))
     .sort((a, b) => a.created_at.localeCompare(b.created_at))
   return found[0] ?? null
 }
@@ -178,8 +202,18 @@ const EPIC_CREATE_FIELDS = [
   'objective_ids', 'group_ids', 'label_ids',
 ] as const
 
+/** An epic create the v4 body can carry: labels go only through v3, one epic a request. */
+const withoutLabels = (r: OutboxRecord) => !Array.isArray(r.payload.label_ids) || r.payload.label_ids.length === 0
+
+function epicCreateV4Body(r: OutboxRecord): Row {
+  const fields = pick(r.payload, EPIC_CREATE_FIELDS)
+  delete fields.label_ids
+  return { ...epicV4Body(fields), external_id: r.externalId }
+}
+
 const epic: KindRequests = {
   createFields: EPIC_CREATE_FIELDS,
+  batch: { max: 100, fits: withoutLabels },
   async create(ctx, r) {
     const fields = pick(r.payload, EPIC_CREATE_FIELDS)
     if (Array.isArray(fields.label_ids) && fields.label_ids.length > 0) {
@@ -187,12 +221,39 @@ const epic: KindRequests = {
       const body = { ...(await epicV3Body(ctx, fields)), external_id: r.externalId }
       return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Create', { body })) as unknown as Row
     }
-    delete fields.label_ids
-    return partialEpicFromV4(await call<EpicV4>(ctx, 'epics.create', { body: { ...epicV4Body(fields), external_id: r.externalId } }))
+    return partialEpicFromV4(await call<EpicV4>(ctx, 'epics.create', { body: epicCreateV4Body(r) }))
+  },
+  /** POST /epics/bulk: up to 100 creates in one request, each with its external_id (which maps the answer back). */
+  async createMany(ctx, records) {
+    const answer = await call<ListBody<EpicV4>>(ctx, 'epics.bulkCreate', { body: { epics: records.map(epicCreateV4Body) }, query: { limit: 100 } })
+    const byExternalId = new Map(answer.entities.map((e) => [e.external_id, e]))
+    return new Map(records.flatMap((r) => {
+      const e = byExternalId.get(r.externalId ?? null)
+      return e ? [[r.seq!, partialEpicFromV4(e) as Row] as const] : []
+    }))
   },
   async find(ctx, r) {
     const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { query: { external_id: r.externalId, includes_description: true } })
     return list[0] ? (epicFromV3(list[0]) as unknown as Row) : null
+  },
+  /**
+   * The epics of creates that may have been made (a bulk whose answer was lost): the newest epics first, page
+   * by page, until every external_id is found or the epics are older than any of these creates can be.
+   */
+  async findMany(ctx, records) {
+    if (records.length === 1) {
+      const row = await epic.find!(ctx, records[0])
+      return new Map(row ? [[records[0].seq!, row]] : [])
+    }
+    const wanted = new Map<string | null | undefined, OutboxRecord>(records.map((r) => [r.externalId, r]))
+    const ours = (e: EpicV4) => e.external_id !== null && wanted.has(e.external_id)
+    const since = Math.min(...records.map((r) => r.sentAt ?? r.createdAt)) - RECONCILE_WINDOW_MS
+    let seen = 0
+    const { items } = await walkList<EpicV4>(ctx, 'epics.list', { order_dir: 'desc', filter: 'include_archived', limit: 100 }, (page) => {
+      seen += page.filter(ours).length
+      return seen < records.length && page.length > 0 && Date.parse(page[page.length - 1].created_at) >= since
+    })
+    return new Map(items.filter(ours).map((e) => [wanted.get(e.external_id)!.seq!, partialEpicFromV4(e) as Row]))
   },
   async fetch(ctx, r) {
     return partialEpicFromV4(await call<EpicV4>(ctx, 'epics.get', { params: { id: num(r.entityId as EntityId) } }))
@@ -229,6 +290,20 @@ export async function epicsChangedSince(ctx: RequestContext, since: string, maxP
   // Everything updated at or after coveredFrom was seen (null: everything was).
   const coveredFrom = ended || items.length === 0 ? null : items[items.length - 1].updated_at
   return { rows, coveredFrom }
+}
+
+/**
+ * Every epic as the service has it now, in one request (v3 GET /epics): for conflict checks of many epics
+ * whose changes a few pages of "changed since" would not cover. Descriptions only when asked (they are
+ * most of the bytes); without them a row has none, so the cached one stays.
+ */
+export async function allEpics(ctx: RequestContext, withDescriptions: boolean): Promise<Map<number, Row>> {
+  const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { query: withDescriptions ? { includes_description: true } : {} })
+  return new Map(list.map((e) => {
+    const row = epicFromV3(e) as unknown as Row
+    if (e.description === undefined) delete row.description
+    return [e.id, row]
+  }))
 }
 
 const comment: KindRequests = {
@@ -342,20 +417,50 @@ const docEpic: KindRequests = {
   },
 }
 
+/** The service takes up to four files a request (file0 to file3). */
+export const FILES_PER_UPLOAD = 4
+/** Bytes one upload request carries at most (one file may be larger and goes alone): a request lost on the way is cheap to send again. */
+export const UPLOAD_BYTES = 50 * 1024 * 1024
+
+function uploadOf(r: OutboxRecord): { path: string; name: string } {
+  if (!r.staged) throw new LocalFailure('The file to upload was not kept; drop it again.')
+  return { path: r.staged.path, name: String(r.payload.name ?? r.staged.name) }
+}
+
+/** The uploaded file a record made: same name and size, by the token's member. */
+const sameUpload = (r: OutboxRecord, me: string | null) => {
+  const name = String(r.payload.name ?? r.staged?.name)
+  const size = r.staged?.size ?? r.payload.size
+  return (f: UploadedFileV3) => f.name === name && f.size === size && f.uploader_id === me
+}
+
 const file: KindRequests = {
   createFields: ['name', 'size', 'content_type'],
+  batch: { max: FILES_PER_UPLOAD, fits: (r) => r.staged !== undefined, maxBytes: UPLOAD_BYTES, bytes: (r) => r.staged?.size ?? 0 },
   async create(ctx, r) {
-    if (!r.staged) throw new LocalFailure('The file to upload was not kept; drop it again.')
-    const name = String(r.payload.name ?? r.staged.name)
-    const answer = await ctx.transport.upload<UploadedFileV3[]>([{ path: r.staged.path, name }], { lane: LANE })
+    const answer = await ctx.transport.upload<UploadedFileV3[]>([uploadOf(r)], { lane: LANE })
     return fileFromV3(answer[0]) as unknown as Row
   },
+  /** Several files in one upload; the service answers them in the order sent. */
+  async createMany(ctx, records) {
+    const answer = await ctx.transport.upload<UploadedFileV3[]>(records.map(uploadOf), { lane: LANE })
+    return new Map(records.flatMap((r, i) => (answer[i] ? [[r.seq!, fileFromV3(answer[i]) as unknown as Row] as const] : [])))
+  },
   async find(ctx, r) {
+    return (await file.findMany!(ctx, [r])).get(r.seq!) ?? null
+  },
+  /** One list for all: each record takes the oldest match no confirmed create and no earlier record here took. */
+  async findMany(ctx, records) {
     const [list, me] = await Promise.all([call<UploadedFileV3[]>(ctx, 'files.list'), ctx.me()])
-    const name = String(r.payload.name ?? r.staged?.name)
-    const size = r.staged?.size ?? r.payload.size
-    const found = await oldestUnclaimed(ctx, 'file', r, list, (f) => f.name === name && f.size === size && f.uploader_id === me)
-    return found ? (fileFromV3(found) as unknown as Row) : null
+    const taken = new Set<string>()
+    const found = new Map<number, Row>()
+    for (const r of records) {
+      const match = await oldestUnclaimed(ctx, 'file', r, list, sameUpload(r, me), taken)
+      if (!match) continue
+      taken.add(String(match.id))
+      found.set(r.seq!, fileFromV3(match) as unknown as Row)
+    }
+    return found
   },
   async fetch(ctx, r) {
     return fileFromV3(await call<UploadedFileV3>(ctx, 'files.get', { params: { id: num(r.entityId) } })) as unknown as Row
@@ -454,7 +559,23 @@ const objective: KindRequests = {
   },
 }
 
-export const REQUESTS: Record<WritableKind, KindRequests> = { epic, comment, health, doc, docEpic, file, linkedFile, category, objective }
+/** Labels can only be made (the API has no label update or delete here); an epic names them by name (epicV3Body). */
+const label: KindRequests = {
+  createFields: ['name', 'color'],
+  async create(ctx, r) {
+    const body = withoutNulls(pick(r.payload, ['name', 'color']))
+    return labelFromV3(await call<LabelV3>(ctx, 'labels.create', { body })) as unknown as Row
+  },
+  async find(ctx, r) {
+    // Names are unique: a label of that name made since the create first left is the one it made. An older
+    // one is someone else's: the create is sent again, and the service says the name is taken.
+    const list = await call<LabelV3[]>(ctx, 'labels.list')
+    const found = await oldestUnclaimed(ctx, 'label', r, list, (l) => l.name === r.payload.name)
+    return found ? (labelFromV3(found) as unknown as Row) : null
+  },
+}
+
+export const REQUESTS: Record<WritableKind, KindRequests> = { epic, comment, health, doc, docEpic, file, linkedFile, category, objective, label }
 
 /** A field name of the service's error (`epics[3].team_ids`, `content`) as the payload's field. */
 export function payloadField(serviceField: string): string {

@@ -1,0 +1,76 @@
+// The conflict check of epic updates: once a pass for all of them, in one
+// request (one page of "epics changed since" when few changed, every epic at
+// once when many did), and still finding every conflict.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { v4 } from '../../../../src-server/testing.ts'
+import { mergedEpic } from '../overlay.ts'
+import type { CachedEpic } from '../types.ts'
+import { outboxRecords } from './records.ts'
+import { actionsFor, counting, fillCache, offline, replayFast, startKit, type Kit } from './test-kit.ts'
+
+let kit: Kit
+beforeEach(async () => {
+  kit = await startKit({ seed: { epics: 150 } })
+  await fillCache(kit.db, kit.transport)
+})
+afterEach(async () => kit.close())
+
+const elsewhere = (id: number | string, body: unknown) => v4(kit.service, kit.service.tokens.member).patch(`/epics/${id}`, body)
+
+describe('the conflict check of epic updates', () => {
+  it('many epics edited over old versions: every epic read in one request, conflicts and merges as one by one', async () => {
+    const { db } = kit
+    const epics = await db.epics.orderBy('id').toArray()
+    expect(epics).toHaveLength(150)
+    const act = actionsFor(db, offline(kit.transport))
+    for (const [i, e] of epics.entries()) await act.updateEpic(e.id, { name: `Checked ${i}` })
+    const [clash, merge] = [epics[17], epics[101]]
+    expect((await elsewhere(clash.id, { name: 'Theirs' })).status).toBe(200)
+    expect((await elsewhere(merge.id, { description: 'Their description' })).status).toBe(200)
+
+    const t = counting(kit.transport)
+    expect(await replayFast(db, t)).toMatchObject({ confirmed: 149, conflicts: 1, failed: 0 })
+    // One check for both bulks, and nothing fetched one by one.
+    expect(t.counts.get('epics.v3List')).toBe(1)
+    expect(t.counts.get('epics.bulkUpdate')).toBe(2)
+    expect(t.total()).toBe(3)
+
+    const [conflict] = await outboxRecords(db, ['conflict'])
+    expect(conflict).toMatchObject({ entityId: String(clash.id) })
+    expect(conflict.conflict?.fields).toEqual({ name: { base: clash.name, mine: 'Checked 17', theirs: 'Theirs' } })
+    expect((await v4(kit.service).get(`/epics/${merge.id}`)).body).toMatchObject({ name: 'Checked 101', description: 'Their description' })
+    expect(await mergedEpic(db, merge.id)).toMatchObject({ name: 'Checked 101', description: 'Their description' })
+  })
+
+  it('a few epics edited over recent versions: one page of "changed since" covers them', async () => {
+    const { db } = kit
+    const recent: CachedEpic[] = await db.epics.orderBy('updated_at').reverse().limit(5).toArray()
+    const act = actionsFor(db, offline(kit.transport))
+    for (const [i, e] of recent.entries()) await act.updateEpic(e.id, { name: `Recent ${i}` })
+    expect((await elsewhere(recent[2].id, { name: 'Theirs too' })).status).toBe(200)
+
+    const t = counting(kit.transport)
+    expect(await replayFast(db, t)).toMatchObject({ confirmed: 4, conflicts: 1 })
+    expect(t.counts.get('epics.list')).toBe(1)
+    expect(t.counts.get('epics.bulkUpdate')).toBe(1)
+    expect(t.total()).toBe(2)
+    const [conflict] = await outboxRecords(db, ['conflict'])
+    expect(conflict.conflict?.fields.name).toEqual({ base: recent[2].name, mine: 'Recent 2', theirs: 'Theirs too' })
+  })
+
+  it('an epic deleted elsewhere among many is found when its update goes (deleted elsewhere), the rest land', async () => {
+    const { db } = kit
+    const epics = (await db.epics.orderBy('id').toArray()).slice(0, 20)
+    const act = actionsFor(db, offline(kit.transport))
+    for (const [i, e] of epics.entries()) await act.updateEpic(e.id, { name: `Among many ${i}` })
+    expect((await v4(kit.service).delete(`/epics/${epics[4].id}`, undefined, { query: { force: true } })).status).toBe(204)
+
+    const t = counting(kit.transport)
+    expect(await replayFast(db, t)).toMatchObject({ confirmed: 19, conflicts: 1 })
+    // Not in the whole list: fetched alone (404), so it never makes the bulk fail.
+    expect(t.counts.get('epics.get')).toBe(1)
+    expect(t.counts.get('epics.bulkUpdate')).toBe(1)
+    const [conflict] = await outboxRecords(db, ['conflict'])
+    expect(conflict).toMatchObject({ entityId: String(epics[4].id), conflict: { deletedElsewhere: true } })
+  })
+})

@@ -1,0 +1,28 @@
+// The API's string limits, in a module of plain constants: the renderer shows
+// them (a name too long for the service) without bundling the schemas.
+
+/** String limits of spec part 2 §8, in characters. */
+export const LIMITS = {
+  categoryName: 128,
+  externalId: 128,
+  customFieldName: 63,
+  customFieldDescription: 1024,
+  iconSetIdentifier: 63,
+  docTitle: 256,
+  docDescription: 1024,
+  epicName: 256,
+  epicDescription: 100_000,
+  commentText: 100_000,
+  entityTemplateName: 128,
+  groupName: 63,
+  groupMentionName: 63,
+  milestoneName: 256,
+  milestoneDescription: 100_000,
+  linkedFileName: 256,
+  url: 2048,
+  fileName: 1024,
+  externalLink: 2048,
+} as const
+
+/** Label limits are not shown in the spec; these match the epic label parameters (see the README). */
+export const LABEL_LIMITS = { name: 128, description: 1024 } as const
