@@ -11,9 +11,10 @@
 //
 // What the screens count on from the shell, besides this object:
 // - `<FileDropZone />` (features/files/) mounted once at the root, inside this
-//   context: it covers the window while files are dragged over it, queues the
-//   dropped files and shows the upload tray. (The Files screen mounts one too;
-//   only the first mounted listens.)
+//   context: it covers the window while files are dragged over it and queues
+//   the dropped files. (The Files screen mounts one too; only the first
+//   mounted listens.) `<UploadTray />` (features/files/), docked under the
+//   screen, shows each upload's progress.
 // - Writes sent soon after they are made while online: the actions only queue
 //   them, and main's 'replay-now' comes on reconnect, focus and a timer; the
 //   shell replays when the outbox grows (a short debounce is enough).

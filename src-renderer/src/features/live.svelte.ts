@@ -12,6 +12,7 @@ import {
   mergedDocs,
   mergedEpics,
   mergedFiles,
+  mergedLabels,
   mergedLinkedFiles,
   mergedObjectives,
 } from '../data/overlay.ts'
@@ -111,7 +112,8 @@ export class WorkspaceData {
     this.members = new Live(async () => byName(await db.members.toArray()))
     this.groups = new Live(async () => byName(await db.groups.toArray()))
     this.epicStates = new Live(() => db.epicStates.orderBy('position').toArray())
-    this.labels = new Live(async () => byName(await db.labels.toArray()))
+    // Merged: a label created here shows (and can be picked) before the service has it.
+    this.labels = new Live(async () => byName(await mergedLabels(db)))
     this.outbox = new Live(() => db.outbox.toArray())
     this.status = new Live(() => syncStatus(db))
 

@@ -2,8 +2,10 @@
 // anything the service wrote. `{@html}` only ever takes what `sanitizeHtml`
 // returned. The policy is stricter than DOMPurify's defaults: HTML only (no
 // SVG or MathML, where scripts and odd parsing hide), no styles, no forms, no
-// frames, no event handlers, links only to the web or mail, images only from
-// data: or blob: (the CSP blocks remote ones anyway; their alt text stays).
+// frames, no event handlers, links only to the web or mail (a link to
+// anything else keeps its words, as plain text whose title says the link was
+// removed), images only from data: or blob: (the CSP blocks remote ones
+// anyway; their alt text stays).
 // Links open outside the app: target=_blank with rel="noopener noreferrer",
 // which Electron's window-open handler hands to the OS browser (http(s) only).
 import DOMPurify, { type Config } from 'dompurify'
@@ -56,12 +58,23 @@ const CONFIG: Config = {
   RETURN_TRUSTED_TYPE: false,
 }
 
+/** What a link whose address was taken away says when hovered. */
+const REMOVED_LINK_TITLE = 'Link removed: Outpost only opens web and mail addresses'
+
 let purifier: ReturnType<typeof DOMPurify> | undefined
 
 /** Our own DOMPurify instance, so its hooks never leak into anyone else's. */
 function instance(): ReturnType<typeof DOMPurify> {
   if (purifier) return purifier
   const p = DOMPurify(window)
+  // Links that had an address this policy refuses (javascript:, data:, file:...), seen before DOMPurify drops it.
+  const refused = new WeakSet<Element>()
+  p.addHook('beforeSanitizeElements', (node) => {
+    if (node instanceof Element && node.localName === 'a' && node.hasAttribute('href')) {
+      const href = node.getAttribute('href')?.trim() ?? ''
+      if (!href.startsWith('#') && !SAFE_LINK.test(href)) refused.add(node)
+    }
+  })
   p.addHook('uponSanitizeAttribute', (_node, event) => {
     // Belt and braces: any on* attribute is dropped whatever the allow-list says.
     if (/^on/i.test(event.attrName)) event.keepAttr = false
@@ -75,8 +88,13 @@ function instance(): ReturnType<typeof DOMPurify> {
         return
       }
       if (!SAFE_LINK.test(href)) {
+        // Plain text from now on (an anchor without href is not a link), saying why when hovered.
         node.removeAttribute('href')
         node.removeAttribute('target')
+        if (refused.has(node)) {
+          node.setAttribute('class', 'removed-link')
+          node.setAttribute('title', REMOVED_LINK_TITLE)
+        }
         return
       }
       node.setAttribute('target', '_blank')
