@@ -217,6 +217,7 @@ export function timedTransport(inner: Transport): Transport & { busyMs(): number
     download: (fileId, url) => timed(() => inner.download(fileId, url)),
     stage: (file) => inner.stage(file),
     discard: (path) => inner.discard(path),
+    sweepStaged: (keep) => inner.sweepStaged(keep),
     busyMs: () => busy + (inFlight > 0 ? performance.now() - since : 0),
   }
 }

@@ -3,7 +3,8 @@
 //   it shows at once, and the service ends up with the label once and the epic
 //   carrying it; a name past the limit is refused before anything is queued;
 // - a record in the local database Outpost cannot read (corrupt, or another
-//   program's) is told in the status bar, listed in a dialog, and can be hidden;
+//   program's) is told in the status bar, listed in a dialog, and can be hidden
+//   or removed (after a question saying what that does);
 // - comments always show who wrote them once known, and a clear placeholder
 //   (never a "?") while they are not.
 import type { Page } from '@playwright/test'
@@ -204,7 +205,67 @@ test('records the app cannot read are told in the status bar and listed', async 
   await page.keyboard.press('Escape')
   await expect(page.getByRole('dialog')).toHaveCount(0)
   await expect(problems()).toBeFocused()
+
+  // A queued change another program left; then all of them removed, after a question that says what goes.
+  await spoil(page, 'outbox', [{ kind: 'spaceship', op: 'launch', payload: 'garbage' }])
+  await outpost.close(page)
+  page = await outpost.open()
+  await waitForBootstrap(page)
+  await expect(problems()).toHaveText('2 records could not be read')
+  await problems().click()
+  const all = page.getByRole('dialog', { name: '4 records could not be read' })
+  await expect(all.getByRole('listitem')).toHaveCount(4)
+  await all.getByRole('button', { name: 'Remove these records' }).click()
+  const question = page.getByRole('alertdialog', { name: 'Remove 4 unreadable records from this computer?' })
+  await expect(question).toContainText('3 damaged copies of the service’s data are deleted from this computer’s cache. Nothing changes on the service')
+  await expect(question).toContainText('1 queued change Outpost cannot read is deleted for good.')
+  await screens(page, info, 'data-problems-remove')
+  // Cancel leaves everything where it was.
+  await question.getByRole('button', { name: 'Cancel' }).click()
+  await expect(question).toBeHidden()
+  await expect(all.getByRole('button', { name: 'Remove these records' })).toBeFocused()
+  await expect(all.getByRole('listitem')).toHaveCount(4)
+  await all.getByRole('button', { name: 'Remove these records' }).click()
+  await question.getByRole('button', { name: 'Remove records' }).click()
+  await expect(page.getByText('Removed 4 unreadable records')).toBeVisible()
+  await expect(page.getByRole('dialog')).toHaveCount(0)
+  await expect(problems()).toHaveCount(0)
+
+  // Gone from the database, not only from view: a restart finds none, and the app works.
+  expect(await rowsIn(page, 'epics', [990_001, 'foreign-1'])).toEqual([])
+  expect(await rowsIn(page, 'docs', ['not-a-doc'])).toEqual([])
+  expect((await allRows(page, 'outbox')).filter((r) => (r as { kind?: unknown }).kind === 'spaceship')).toEqual([])
+  await outpost.close(page)
+  page = await outpost.open()
+  await waitForBootstrap(page)
+  await expect(page.getByRole('listbox', { name: /^Epics/ }).getByRole('option').first()).toBeVisible()
+  await expect(problems()).toHaveCount(0)
 })
+
+/** Every row of a table of the workspace's IndexedDB. */
+async function allRows(page: Page, table: string): Promise<unknown[]> {
+  return page.evaluate(async (table) => {
+    const name = (await indexedDB.databases()).map((d) => d.name).find((n) => n?.startsWith('outpost:'))
+    if (!name) throw new Error('no workspace database')
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open(name)
+      open.onsuccess = () => resolve(open.result)
+      open.onerror = () => reject(open.error)
+    })
+    const rows = await new Promise<unknown[]>((resolve, reject) => {
+      const get = db.transaction(table).objectStore(table).getAll()
+      get.onsuccess = () => resolve(get.result)
+      get.onerror = () => reject(get.error)
+    })
+    db.close()
+    return rows
+  }, table)
+}
+
+/** The rows of a table whose id is one of these. */
+async function rowsIn(page: Page, table: string, ids: unknown[]): Promise<unknown[]> {
+  return (await allRows(page, table)).filter((r) => ids.includes((r as { id?: unknown }).id))
+}
 
 test('comments show their authors, and a placeholder (never "?") until they are known', async ({ service, outpost }, info) => {
   const page = await outpost.open()

@@ -13,7 +13,7 @@ import { newLocalId, resolveId } from './outbox/ids.ts'
 import { isLocalId, linkId, sameValue, tableKey, tableOf, UPDATABLE, type WritableKind } from './outbox/kinds.ts'
 import { enqueue, type Enqueued, type NewRecord } from './outbox/queue.ts'
 import { discardRecord, resolveConflict, retryRecord, type ConflictChoice } from './outbox/records.ts'
-import type { FileOnDisk, Transport } from './transport.ts'
+import { UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
 import type {
   CachedComment,
   CachedDocEpic,
@@ -251,7 +251,9 @@ export function outboxActions(options: ActionsOptions) {
       try {
         staged = await transport.stage(file)
       } catch (error) {
-        throw new WriteRefused('unreadable', unreadableMessage(file, error))
+        // The main side's message names the file, says why and what to do (nothing was queued); the app's own failures go as they are.
+        if (error instanceof UnreadableFile) throw new WriteRefused('unreadable', error.message)
+        throw error
       }
       try {
         return await write(() =>
@@ -311,20 +313,6 @@ export function outboxActions(options: ActionsOptions) {
 
 const typedEpic = (id: string): EntityId => (isLocalId(id) ? id : Number(id))
 
-/** Why a dropped file could not be copied for upload, in the user's words (nothing was queued). */
-function unreadableMessage(file: FileOnDisk, error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code
-  const detail = error instanceof Error ? error.message : String(error)
-  const text = `${typeof code === 'string' ? code : ''} ${detail}`
-  const why = /ENOENT|ENOTDIR|no longer where/.test(text)
-    ? 'it is no longer where it was dropped from (moved or deleted)'
-    : /EACCES|EPERM|permission denied/i.test(text)
-      ? 'Outpost is not allowed to read it (check its permissions)'
-      : /EISDIR|is a folder/.test(text)
-        ? 'it is a folder; drop the files in it instead'
-        : detail
-  return `"${file.name}" could not be read, so it was not queued for upload: ${why}.`
-}
 const typedComment = typedEpic
 
 function defined(fields: Record<string, unknown>): Record<string, unknown> {

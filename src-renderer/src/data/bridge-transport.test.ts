@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { EventChannel, EventOf, IpcError, RequestChannel } from '../../../src-shared/ipc.ts'
 import { BridgeError, type Bridge } from '../lib/bridge.ts'
 import { bridgeTransport, contentTypeOfPath, failureOfIpc, fileOnDisk } from './bridge-transport.ts'
-import { TransportError } from './transport.ts'
+import { TransportError, UnreadableFile } from './transport.ts'
 
 /** A bridge answering from a table, with events the test sends. */
 function fakeBridge(answers: Partial<Record<RequestChannel, (request: unknown) => unknown>>) {
@@ -71,6 +71,27 @@ describe('bridgeTransport', () => {
     expect(onDisk).toEqual({ path: '/staged/notes.txt', name: 'notes.txt' })
     await expect(bridgeTransport(bridge).stage(onDisk)).resolves.toEqual({ path: '/data/staging/1b4e28ba-2fa1-11d2-883f-0016d3cca427-notes.txt', size: 42 })
     expect(calls).toEqual([{ channel: 'outpost:files.stage', request: { path: '/staged/notes.txt' } }])
+  })
+
+  it('a file the main side cannot read comes back typed, with its message; other stage failures as transport failures', async () => {
+    const message = 'pipe is not a regular file (a device, a pipe or a socket): Outpost uploads files only.'
+    const { bridge } = fakeBridge({
+      'outpost:files.stage': (request) => {
+        if ((request as { path: string }).path === '/x/pipe') throw new BridgeError({ source: 'ipc', kind: 'unreadable', message })
+        throw new BridgeError({ source: 'ipc', kind: 'no-account', message: 'No workspace is set up yet.' })
+      },
+    })
+    const transport = bridgeTransport(bridge)
+    const unreadable = await transport.stage({ path: '/x/pipe', name: 'pipe' }).catch((e: unknown) => e)
+    expect(unreadable).toBeInstanceOf(UnreadableFile)
+    expect((unreadable as UnreadableFile).message).toBe(message)
+    await expect(transport.stage({ path: '/x/a.txt', name: 'a.txt' })).rejects.toMatchObject({ failure: { kind: 'auth', message: 'No workspace is set up yet.' } })
+  })
+
+  it('sweeps staged copies through the main side, keeping the ones named', async () => {
+    const { bridge, calls } = fakeBridge({ 'outpost:files.sweep-staged': () => ({ removed: 2, kept: 1 }) })
+    await expect(bridgeTransport(bridge).sweepStaged(['/data/staging/acc/x-a.png'])).resolves.toEqual({ removed: 2, kept: 1 })
+    expect(calls).toEqual([{ channel: 'outpost:files.sweep-staged', request: { keep: ['/data/staging/acc/x-a.png'] } }])
   })
 
   it('uploads under the names the data layer gives, not the staged copies’ names', async () => {

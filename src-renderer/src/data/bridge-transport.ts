@@ -5,7 +5,7 @@
 import type { OperationFailure, OperationName } from '../../../src-shared/api/operations.ts'
 import type { IpcError } from '../../../src-shared/ipc.ts'
 import { BridgeError, type Bridge } from '../lib/bridge.ts'
-import { TransportError, type ApiRequest, type FileOnDisk, type Transport } from './transport.ts'
+import { TransportError, UnreadableFile, type ApiRequest, type FileOnDisk, type Transport } from './transport.ts'
 
 /** A bridge failure as the data layer's failure kinds. */
 export function failureOfIpc(error: IpcError): OperationFailure {
@@ -111,6 +111,8 @@ export function bridgeTransport(bridge: Bridge): Transport {
       try {
         return await bridge.call('outpost:files.stage', { path: file.path })
       } catch (error) {
+        // The file itself could not be read: the main side says so by kind, with a message that names it.
+        if (error instanceof BridgeError && error.error.source === 'ipc' && error.error.kind === 'unreadable') throw new UnreadableFile(error.error.message)
         rethrow(error)
       }
     },
@@ -129,6 +131,15 @@ export function bridgeTransport(bridge: Bridge): Transport {
     async discard(path: string) {
       try {
         await bridge.call('outpost:files.discard', { path })
+      } catch (error) {
+        rethrow(error)
+      }
+    },
+
+    // The main side sweeps the current workspace's staging folder only.
+    async sweepStaged(keep: string[]) {
+      try {
+        return await bridge.call('outpost:files.sweep-staged', { keep })
       } catch (error) {
         rethrow(error)
       }

@@ -1,14 +1,17 @@
 // The data layer's engine: main says when, the data layer does it. The main
 // side knows connectivity, wake-ups and the schedule, and sends 'replay-now'
 // and 'sync-now'; the engine replays the outbox (the function the outbox
-// module provides) and runs sync. Its state is a row of `meta`, so the UI
-// reads it with liveQuery like any cached data:
+// module provides) and runs sync. Once per start it lists the rows it cannot
+// read (problems.ts) and sweeps the staged copies no queued upload names any
+// more (outbox/staged.ts). Its state is a row of `meta`, so the UI reads it
+// with liveQuery like any cached data:
 //
 //   const status = liveQuery(() => syncStatus(db))
 import type { EventChannel, EventOf, ScheduleTrigger } from '../../../src-shared/ipc.ts'
 import type { OutpostDb } from './db.ts'
 import { reportCacheProblems } from './problems.ts'
 import type { LockFn } from './lock.ts'
+import { sweepStagedCopies } from './outbox/staged.ts'
 import type { Transport } from './transport.ts'
 import { failureOf } from './transport.ts'
 import type { CachedDoc, CachedEpic, CachedFileContent, EntityId } from './types.ts'
@@ -68,6 +71,7 @@ export interface DataEngineOptions {
   /** The outbox's replay (one pass over the queued writes). */
   replay?: () => Promise<unknown>
   clock?: () => number
+  /** navigator.locks in a window (the default); the sync lock and, for the sweep of staged copies, the outbox lock. */
   lock?: LockFn
   sync?: SyncOptions
 }
@@ -113,6 +117,8 @@ export function startDataEngine(options: DataEngineOptions): DataEngine {
 
   // Rows that are not what Outpost wrote are skipped everywhere; the list of them is made once per start.
   const checked = reportCacheProblems(db, clock()).catch(() => [])
+  // Staged copies a crash left behind (no queued upload names them) go once per start; a failure waits for the next.
+  const swept = sweepStagedCopies(db, options.transport, options.lock).catch(() => null)
 
   const syncer = createSyncer({
     db,
@@ -213,7 +219,7 @@ export function startDataEngine(options: DataEngineOptions): DataEngine {
       stopped = true
       for (const off of unsubscribe) off?.()
       controller.abort(new DOMException('The data engine was stopped.', 'AbortError'))
-      await Promise.allSettled([current, next, replaying, checked])
+      await Promise.allSettled([current, next, replaying, checked, swept])
       await writes
     },
   }

@@ -1,12 +1,18 @@
 // A Transport straight over a Gateway, for Node: tests and benchmarks drive the
-// data layer with the real gateway modules and the real service this way.
-import { copyFile, mkdir, rm, stat } from 'node:fs/promises'
+// data layer with the real gateway modules and the real service this way. The
+// files it keeps follow the main side's own rules, from the main side's own
+// modules: staged copies (staging.ts), removals only inside our folders
+// (discard.ts) and the sweep of copies no queued upload names (sweep.ts).
+import { mkdir } from 'node:fs/promises'
 import { basename, join } from 'node:path'
-import { randomUUID } from 'node:crypto'
 import type { Gateway } from '../../../src-main/gateway/index.ts'
+import { discardOwnFile } from '../../../src-main/files/discard.ts'
+import { stageCopy, UnreadableFileError } from '../../../src-main/files/staging.ts'
+import { sweepStaged } from '../../../src-main/files/sweep.ts'
 import type { OperationName } from '../../../src-shared/api/operations.ts'
-import { TransportError, type ApiRequest, type FileOnDisk, type Transport } from './transport.ts'
+import { TransportError, UnreadableFile, type ApiRequest, type FileOnDisk, type Transport } from './transport.ts'
 
+/** `staging`: one workspace's staging folder (the main side keeps one per account); `cache`: where downloads go. */
 export function gatewayTransport(gateway: Gateway, folders: { staging: string; cache: string }): Transport {
   const wrap = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -23,10 +29,13 @@ export function gatewayTransport(gateway: Gateway, folders: { staging: string; c
     upload: <T>(files: FileOnDisk[], options: { storyId?: number; lane?: ApiRequest['lane']; onProgress?: (sent: number, total: number) => void } = {}) =>
       wrap(() => gateway.upload<T>(files, { storyId: options.storyId, lane: options.lane, onProgress: (p) => options.onProgress?.(p.sent, p.total) })),
     stage: async (file: FileOnDisk) => {
-      await mkdir(folders.staging, { recursive: true })
-      const path = join(folders.staging, `${randomUUID()}-${basename(file.name).replace(/[^\w.-]/g, '_')}`)
-      await copyFile(file.path, path)
-      return { path, size: (await stat(path)).size }
+      try {
+        return await stageCopy(folders.staging, file.path, basename(file.name))
+      } catch (error) {
+        // As the app's bridge reports it: typed, with the main side's message.
+        if (error instanceof UnreadableFileError) throw new UnreadableFile(error.message)
+        throw error
+      }
     },
     download: (fileId: number, url: string) =>
       wrap(async () => {
@@ -36,6 +45,10 @@ export function gatewayTransport(gateway: Gateway, folders: { staging: string; c
         const got = await gateway.download(url, path)
         return { path, size: got.bytes, contentType: got.contentType ?? 'application/octet-stream' }
       }),
-    discard: (path: string) => rm(path, { force: true }),
+    discard: async (path: string) => {
+      const outcome = await discardOwnFile(folders, path)
+      if (outcome === 'outside' || outcome === 'not-a-file') throw new Error(`Only staged and downloaded files are removed; ${basename(path)} is not one of them.`)
+    },
+    sweepStaged: (keep: string[]) => sweepStaged(folders.staging, { keep, now: Date.now() }),
   }
 }

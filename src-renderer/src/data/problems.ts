@@ -6,8 +6,11 @@
 //
 //   const problems = liveQuery(() => dataProblems(db))
 //
-// A problem stays listed until the row is gone or fixed (see reportCacheProblems).
+// A problem stays listed until the row is gone or fixed (see reportCacheProblems),
+// or until the user removes the rows (discardUnreadable).
+import type { IndexableType } from 'dexie'
 import type { OutpostDb } from './db.ts'
+import { rebuildOverlay } from './overlay.ts'
 import type { EntityKind } from './types.ts'
 
 export const PROBLEMS_KEY = 'data.problems'
@@ -152,5 +155,72 @@ export async function reportCacheProblems(db: OutpostDb, now: number = Date.now(
     const list = found.slice(0, MAX_PROBLEMS).map((p) => before.get(problemKey(p)) ?? { ...p, at: now })
     if (list.length > 0 || before.size > 0) await db.meta.put({ key: PROBLEMS_KEY, value: list })
     return list
+  })
+}
+
+// ---- removing them ----
+
+/**
+ * The sync kind that brings a table's rows back, and how to make its next run do so: a whole list is made due
+ * (one request), a walk of v4 pages reads every page once (rewriting only the rows it lacks or that are older).
+ * Comments, health and doc links come back when their epic or doc is opened.
+ */
+const REFETCH: Record<string, { kind: string; patch: Record<string, unknown> }> = {
+  ...Object.fromEntries(
+    ['members', 'groups', 'epicStates', 'categories', 'objectives', 'labels', 'customFields', 'files', 'linkedFiles'].map((t) => [t, { kind: t, patch: { syncedAt: null } }]),
+  ),
+  epics: { kind: 'epics', patch: { since: null } },
+  docs: { kind: 'docs', patch: { since: null } },
+}
+
+/** Why a row of a table is unreadable (null: it reads fine), for the tables reportCacheProblems looks through. */
+function problemOf(table: string): ((row: unknown) => string | null) | undefined {
+  if (table === 'overlay') return overlayProblem
+  if (table === 'outbox') return recordProblem
+  const kind = CACHE_TABLES.find(([t]) => t === table)?.[1]
+  return kind ? (row) => rowProblem(kind, row) : undefined
+}
+
+const text = (v: unknown): v is string => typeof v === 'string' && v !== ''
+
+/**
+ * Removes the rows behind these problems, what the user asks for when they are not worth keeping, and drops the
+ * problems from the list. Only a row that is still unreadable goes (one a sync has fixed meanwhile stays).
+ * - A cached row: the next sync fetches the service's copy again (see REFETCH).
+ * - A local change (overlay): made again from the writes still queued for its entity.
+ * - A queued write (outbox) that cannot be read: it was never sent (replay skips it), so nothing of it reaches
+ *   the service; the local change of the entity it names is made again without it. A staged copy it named is
+ *   swept with the others no write names (outbox/staged.ts).
+ * Answers how many rows were removed.
+ */
+export async function discardUnreadable(db: OutpostDb, problems: readonly Pick<DataProblem, 'table' | 'key'>[], now: number = Date.now()): Promise<number> {
+  const wanted = new Map<string, Set<string>>()
+  for (const p of problems) if (problemOf(p.table)) wanted.set(p.table, (wanted.get(p.table) ?? new Set()).add(p.key))
+  return db.transaction('rw', db.tables, async () => {
+    let removed = 0
+    const rebuild: [EntityKind, string][] = []
+    for (const [table, keys] of wanted) {
+      const problem = problemOf(table)!
+      const doomed: { key: IndexableType; row: unknown }[] = []
+      await db.table(table).each((row: unknown, cursor) => {
+        if (keys.has(keyText(cursor.primaryKey)) && problem(row)) doomed.push({ key: cursor.primaryKey, row })
+      })
+      if (doomed.length === 0) continue
+      await db.table(table).bulkDelete(doomed.map((d) => d.key))
+      removed += doomed.length
+      for (const { key, row } of doomed) {
+        if (table === 'overlay' && Array.isArray(key) && text(key[0]) && text(key[1])) rebuild.push([key[0] as EntityKind, key[1]])
+        const r = row as { kind?: unknown; entityId?: unknown } | null
+        if (table === 'outbox' && text(r?.kind) && text(r?.entityId)) rebuild.push([r.kind as EntityKind, r.entityId])
+      }
+      const refetch = REFETCH[table]
+      if (refetch) await db.checkpoints.update(refetch.kind, refetch.patch)
+    }
+    for (const [kind, id] of rebuild) await rebuildOverlay(db, kind, id, now)
+    // Listed no more: each one of these tables is removed now, or was gone or fixed already.
+    const gone = new Set(problems.filter((p) => wanted.has(p.table)).map(problemKey))
+    const list = await dataProblems(db)
+    if (list.some((p) => gone.has(problemKey(p)))) await db.meta.put({ key: PROBLEMS_KEY, value: list.filter((p) => !gone.has(problemKey(p))) })
+    return removed
   })
 }

@@ -22,12 +22,25 @@ export interface Transport {
   call<T = unknown>(operation: OperationName, request?: ApiRequest): Promise<T>
   /** POST /files (1-4 files), with progress in bytes. */
   upload<T = unknown>(files: FileOnDisk[], options?: { storyId?: number; lane?: Lane; onProgress?: (sent: number, total: number) => void }): Promise<T>
-  /** Copies a dropped file into the app's durable staging folder, so a queued upload survives the original moving. */
+  /**
+   * Copies a dropped file into the app's durable staging folder, so a queued upload survives the original moving.
+   * Rejects with UnreadableFile when the file cannot be read (gone, no permission, a folder, not a regular file).
+   */
   stage(file: FileOnDisk): Promise<{ path: string; size: number }>
   /** Downloads a file's content into the app's file cache. */
   download(fileId: number, url: string): Promise<{ path: string; size: number; contentType: string }>
   /** Removes a staged or cached file the data layer no longer needs. */
   discard(path: string): Promise<void>
+  /**
+   * Removes this workspace's staged copies that are not in `keep` (the paths queued uploads still name) and are
+   * older than a grace period (a drop stages its copy a moment before its record is written): what a crash left.
+   */
+  sweepStaged(keep: string[]): Promise<{ removed: number; kept: number }>
+}
+
+/** A dropped file `stage` could not read; the message says why and what to do, in the user's words, naming the file. */
+export class UnreadableFile extends Error {
+  override readonly name = 'UnreadableFile'
 }
 
 /** A failed operation, with the typed failure the gateway reported. */

@@ -35,6 +35,31 @@ describe('a lost answer', () => {
     expect(t.counts.get('epics.get')).toBe(1)
   })
 
+  it('of a text cleared (null, which the service keeps as ""): found applied, not taken for someone else’s change', async () => {
+    const { db, service } = kit
+    const admin = v3(service, service.tokens.admin)
+    const file = (await db.files.orderBy('id').toArray())[0]
+    const linked = (await db.linkedFiles.orderBy('id').toArray())[0]
+    await admin.put(`/files/${file.id}`, { description: 'Said something' })
+    await admin.put(`/linked-files/${linked.id}`, { description: 'Said something', thumbnail_url: 'https://example.com/t.png' })
+    await fillCache(db, kit.transport)
+    const act = actionsFor(db, kit.transport)
+    await act.updateFile(file.id, { description: null })
+    await act.updateLinkedFile(linked.id, { description: null, thumbnail_url: null })
+    service.setFaults({ dropAfterCommitRate: 1 })
+    expect((await replayFast(db, kit.transport, { backoff: { attempts: 2 } })).stopped).toBe('offline')
+    service.setFaults({ dropAfterCommitRate: 0 })
+    // Both applied (the service keeps "" for null), neither answer heard: still queued.
+    expect((await outboxRecords(db)).map((r) => r.kind)).toEqual(['file', 'linkedFile'])
+    expect((await admin.get(`/files/${file.id}`)).body.description).toBe('')
+    expect((await admin.get(`/linked-files/${linked.id}`)).body).toMatchObject({ description: '', thumbnail_url: '' })
+
+    const t = counting(kit.transport)
+    expect(await replayFast(db, t)).toMatchObject({ confirmed: 2, conflicts: 0, remaining: 0 })
+    expect(t.counts.get('files.update')).toBeUndefined()
+    expect(t.counts.get('linkedFiles.update')).toBeUndefined()
+  })
+
   it('of a create: the next pass finds it by external_id and adopts it', async () => {
     const { db, service } = kit
     const local = await actionsFor(db, kit.transport).createEpic({ name: 'Created, answer lost' })

@@ -99,7 +99,7 @@ describe('labels made offline', () => {
     expect(await labelsNamed('refused-then-discarded')).toHaveLength(1)
   })
 
-  it('an answer lost after the label was made: found by its name, made once', async () => {
+  it('an answer lost after the label was made: found by its external_id, made once', async () => {
     const { db, service } = kit
     const act = actionsFor(db, offline(kit.transport))
     const label = await act.createLabel({ name: 'answer-lost' })
@@ -115,6 +115,33 @@ describe('labels made offline', () => {
     expect(await labelsNamed('answer-lost')).toHaveLength(1)
     expect((await mergedLabels(db)).find((l) => l.name === 'answer-lost')?.id).toBe(made.id)
     expect(label).toMatch(/^local:/)
+  })
+
+  it('someone else made a label of that name while ours waited, and our answer was lost: theirs is never taken for ours', async () => {
+    const { db, service } = kit
+    const act = actionsFor(db, offline(kit.transport))
+    const label = await act.createLabel({ name: 'made-twice', color: '#aa0000' })
+    await act.updateEpic(epics[0].id, { label_ids: [label] })
+    expect((await v3(service).post('/labels', { name: 'made-twice' })).status).toBe(201)
+    // Ours leaves; the service fails it (503: it may or may not have been made), so it is looked for before it goes again.
+    service.setFaults({ failRate: 1 })
+    expect((await replayFast(db, kit.transport, { backoff: { attempts: 1 } })).stopped).toBe('offline')
+    service.setFaults({ failRate: 0 })
+    expect((await outboxRecords(db))[0]).toMatchObject({ kind: 'label', state: 'in-flight' })
+
+    await replayFast(db, kit.transport)
+    // Not found (theirs is not ours), sent again, and refused as taken: the user is asked for another name.
+    const [failed] = await outboxRecords(db, ['failed'])
+    expect(failed).toMatchObject({ kind: 'label', entityId: label, error: { status: 422, message: 'A label named "made-twice" already exists.' } })
+    expect(await epicLabelIds(epics[0].id)).toEqual(epics[0].label_ids)
+    expect((await mergedLabels(db)).find((l) => l.id === label)).toMatchObject({ name: 'made-twice', color: '#aa0000' })
+
+    await retryRecord(db, failed.seq!, { name: 'made-once' })
+    await replayUntilDone(db, kit.transport)
+    const [made] = await labelsNamed('made-once')
+    expect(made).toMatchObject({ color: '#aa0000' })
+    expect(await epicLabelIds(epics[0].id)).toEqual([made.id])
+    expect(await labelsNamed('made-twice')).toHaveLength(1)
   })
 
   it('a name the cache already knows (or none) is refused at once, nothing queued', async () => {

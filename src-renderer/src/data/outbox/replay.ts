@@ -30,6 +30,7 @@ import type { OutpostDb } from '../db.ts'
 import { outboxLockName, platformLock, type LockFn } from '../lock.ts'
 import { rebuildOverlay, rebuildOverlays } from '../overlay.ts'
 import { recordProblem, reportProblems } from '../problems.ts'
+import { removeFiles } from '../sync/cache.ts'
 import { failureOf, isNotFound, type Transport } from '../transport.ts'
 import type { EntityId, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
 import { rememberServerId } from './ids.ts'
@@ -555,13 +556,16 @@ class Replayer {
 
   private async confirmDelete(r: OutboxRecord): Promise<void> {
     const now = this.clock()
-    await this.write(async () => {
-      await this.removeServerRow(r.kind as WritableKind, r.entityId)
+    const contents = await this.write(async () => {
+      const paths = await this.removeServerRow(r.kind as WritableKind, r.entityId)
       await this.db.outbox.delete(r.seq!)
       await rebuildOverlay(this.db, r.kind, r.entityId, now)
       this.result.confirmed++
+      return paths
     })
     this.failuresInARow = 0
+    // A deleted file's downloaded content goes too, once its row is gone (a stray file at worst, never a row without its file).
+    for (const path of contents) await this.transport.discard(path).catch(() => undefined)
   }
 
   // ---- the cache's server tables ----
@@ -575,11 +579,13 @@ class Replayer {
     await table.put(merged)
   }
 
-  /** A confirmed delete, and what the service removed with it. */
-  private async removeServerRow(kind: WritableKind, id: string): Promise<void> {
+  /** A confirmed delete, and what the service removed with it. Answers the paths of downloaded content to discard. */
+  private async removeServerRow(kind: WritableKind, id: string): Promise<string[]> {
     const db = this.db
     const key = tableKey(kind, id) as never
     switch (kind) {
+      case 'file':
+        return removeFiles(db, [key])
       case 'epic': {
         const epicId = Number(id)
         await db.epicComments.where('epic_id').equals(epicId).delete()
@@ -594,7 +600,7 @@ class Replayer {
         // A comment with replies stays as a deleted placeholder holding them.
         if ((await db.epicComments.where('parent_id').equals(Number(id)).count()) > 0) {
           await db.epicComments.update(Number(id), { deleted: true, text: '' })
-          return
+          return []
         }
         break
       }
@@ -618,6 +624,7 @@ class Replayer {
       }
     }
     await tableOf(db, kind).delete(key)
+    return []
   }
 
   /** A deleted entity's id leaves the id lists of queued writes (base and mine). */
@@ -885,6 +892,7 @@ const NAMED_BY_NAME: Partial<Record<string, { field: string; kind: WritableKind 
 
 function planOf(r: OutboxRecord, theirs: Row | typeof UNCHANGED | null): Plan {
   if (theirs === null) return { r, send: {}, conflicts: {}, gone: true }
+  const kept = REQUESTS[r.kind as WritableKind]?.kept ?? ((_field: string, value: unknown) => value)
   const send: Row = {}
   const conflicts: Record<string, FieldConflict> = {}
   // The service still has the version the write was made over: nothing changed there since, whatever the
@@ -897,7 +905,7 @@ function planOf(r: OutboxRecord, theirs: Row | typeof UNCHANGED | null): Plan {
     }
     const now = theirs[field]
     // Already so: mine was applied (an answer lost), or the same change was made elsewhere.
-    if (sameValue(now, mine) || sameMarkdown(field, now, mine)) continue
+    if (sameValue(now, mine) || sameValue(now, kept(field, mine)) || sameMarkdown(field, now, mine)) continue
     const base = field in r.base ? r.base[field] : now
     if (sameVersion || sameValue(now, base)) send[field] = mine
     else conflicts[field] = { base, mine, theirs: now }

@@ -4,9 +4,10 @@
 // rows where an answer leaves fields out, so the cached ones stay).
 //
 // Finding a create again:
-// - epics, epic comments and categories carry our external_id: look it up (the
-//   epics of a lost bulk create: in the newest epics, one page for them all).
-// - labels have unique names: the label of that name, if it is recent enough.
+// - epics, epic comments, categories and labels carry our external_id: look it
+//   up (the epics of a lost bulk create: in the newest epics, one page for them
+//   all). A label's unique name would not do: someone else may have taken it
+//   just before ours left, and theirs would pass for ours.
 // - docs, health, uploaded files, linked files and objectives cannot carry one.
 //   They are matched on what the user wrote (title and markdown; status and
 //   text; name and size; name, url and type; name and description), by the
@@ -90,6 +91,11 @@ export interface KindRequests {
   findMany?(ctx: RequestContext, records: OutboxRecord[]): Promise<Map<number, Row>>
   /** The entity as the service has it now (conflict checks). */
   fetch?(ctx: RequestContext, r: OutboxRecord): Promise<Row>
+  /**
+   * What the service keeps of a value an update sends, where that differs from the value (an optional text
+   * cleared with null is kept as ""): so an update that was applied, its answer lost, is recognised as applied.
+   */
+  kept?(field: string, value: unknown): unknown
   update?(ctx: RequestContext, r: OutboxRecord, fields: Row): Promise<Row>
   remove?(ctx: RequestContext, r: OutboxRecord): Promise<void>
 }
@@ -470,12 +476,15 @@ const file: KindRequests = {
     if (body.description === null) body.description = ''
     return fileFromV3(await call<UploadedFileV3>(ctx, 'files.update', { params: { id: num(r.entityId) }, body })) as unknown as Row
   },
+  kept: (field, value) => (field === 'description' && value === null ? '' : value),
   async remove(ctx, r) {
     await call(ctx, 'files.delete', { params: { id: num(r.entityId) } })
   },
 }
 
 const LINKED_FILE_FIELDS = ['name', 'type', 'url', 'description', 'content_type', 'size', 'thumbnail_url'] as const
+/** Optional texts of a linked file the update body cannot clear with null: "" does it. */
+const CLEARED_AS_EMPTY = ['description', 'content_type', 'thumbnail_url'] as const
 
 const linkedFile: KindRequests = {
   createFields: LINKED_FILE_FIELDS,
@@ -494,10 +503,11 @@ const linkedFile: KindRequests = {
   },
   async update(ctx, r, fields) {
     const body = pick(fields, LINKED_FILE_FIELDS)
-    for (const k of ['description', 'content_type', 'thumbnail_url'] as const) if (body[k] === null) body[k] = ''
+    for (const k of CLEARED_AS_EMPTY) if (body[k] === null) body[k] = ''
     if (body.size === null) delete body.size
     return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.update', { params: { id: num(r.entityId) }, body })) as unknown as Row
   },
+  kept: (field, value) => (value === null && (CLEARED_AS_EMPTY as readonly string[]).includes(field) ? '' : value),
   async remove(ctx, r) {
     await call(ctx, 'linkedFiles.delete', { params: { id: num(r.entityId) } })
   },
@@ -563,14 +573,14 @@ const objective: KindRequests = {
 const label: KindRequests = {
   createFields: ['name', 'color'],
   async create(ctx, r) {
-    const body = withoutNulls(pick(r.payload, ['name', 'color']))
+    const body = { ...withoutNulls(pick(r.payload, ['name', 'color'])), ...(r.externalId && { external_id: r.externalId }) }
     return labelFromV3(await call<LabelV3>(ctx, 'labels.create', { body })) as unknown as Row
   },
   async find(ctx, r) {
-    // Names are unique: a label of that name made since the create first left is the one it made. An older
-    // one is someone else's: the create is sent again, and the service says the name is taken.
+    // By our external_id: a label someone else made with that name is not ours, however recent. The create is
+    // sent again, and the service says the name is taken (the user picks another).
     const list = await call<LabelV3[]>(ctx, 'labels.list')
-    const found = await oldestUnclaimed(ctx, 'label', r, list, (l) => l.name === r.payload.name)
+    const found = list.find((l) => l.external_id !== null && l.external_id === r.externalId)
     return found ? (labelFromV3(found) as unknown as Row) : null
   },
 }

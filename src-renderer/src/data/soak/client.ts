@@ -118,6 +118,7 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
     download: (fileId, url) => send(() => inner.download(fileId, url)),
     stage: (file) => inner.stage(file),
     discard: (path) => inner.discard(path),
+    sweepStaged: (keep) => inner.sweepStaged(keep),
   }
 
   // Locks die with the process (Web Locks are released when a page goes away): each life has its own.

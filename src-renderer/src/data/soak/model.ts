@@ -9,7 +9,7 @@
 import type { EntityId } from '../types.ts'
 import type { Fields, ServiceState } from './service-state.ts'
 
-export type Kind = 'epic' | 'comment' | 'health' | 'doc' | 'file' | 'linkedFile' | 'category' | 'objective'
+export type Kind = 'epic' | 'comment' | 'health' | 'doc' | 'file' | 'linkedFile' | 'category' | 'objective' | 'label'
 
 /** The field that carries a created entity's tag. */
 export const TAG_FIELD: Record<Kind, string> = {
@@ -21,9 +21,10 @@ export const TAG_FIELD: Record<Kind, string> = {
   linkedFile: 'name',
   category: 'name',
   objective: 'name',
+  label: 'name',
 }
 
-const TAG_LETTER: Record<Kind, string> = { epic: 'e', comment: 'c', health: 'h', doc: 'd', file: 'f', linkedFile: 'l', category: 'k', objective: 'o' }
+const TAG_LETTER: Record<Kind, string> = { epic: 'e', comment: 'c', health: 'h', doc: 'd', file: 'f', linkedFile: 'l', category: 'k', objective: 'o', label: 'b' }
 
 /** The tag at the start of a text, if any. */
 export function tagOf(value: unknown): string | null {
@@ -32,18 +33,21 @@ export function tagOf(value: unknown): string | null {
 }
 
 /** Fields that are sets of ids (compared without order). */
-export const SET_FIELDS = new Set(['owner_ids', 'group_ids', 'label_ids', 'objective_ids', 'category_ids'])
-/** Fields holding model keys of other entities (objectives of an epic, categories of an objective). */
-export const REF_FIELDS: Partial<Record<Kind, { field: string; kind: Kind }>> = {
-  epic: { field: 'objective_ids', kind: 'objective' },
-  objective: { field: 'category_ids', kind: 'category' },
+export const SET_FIELDS = new Set(['owner_ids', 'follower_ids', 'group_ids', 'label_ids', 'objective_ids', 'category_ids'])
+/** Fields holding model keys of other entities (objectives and labels of an epic, categories of an objective). */
+export const REF_FIELDS: Partial<Record<Kind, { field: string; kind: Kind }[]>> = {
+  epic: [
+    { field: 'objective_ids', kind: 'objective' },
+    { field: 'label_ids', kind: 'label' },
+  ],
+  objective: [{ field: 'category_ids', kind: 'category' }],
 }
 
 export interface Entity {
   /** `epic#12` for a seeded entity, `epic[e3]` for a created one. */
   key: string
   kind: Kind
-  /** Created entities: the tag in their name. */
+  /** Created entities: the tag in their name (a new one when the name had to change: a label name someone else took). */
   tag: string | null
   /** Seeded entities: the service id. */
   sid: EntityId | null
@@ -112,13 +116,29 @@ export class Model {
         for (const l of [...this.links]) if (splitLinkKey(l)[0] === e.key) this.links.delete(l)
         break
       case 'objective':
-        for (const x of this.live('epic')) x.fields.objective_ids = (x.fields.objective_ids as string[]).filter((k) => k !== e.key)
-        break
       case 'category':
-        for (const x of this.entities.values()) {
-          if (x.kind === 'objective') x.fields.category_ids = (x.fields.category_ids as string[]).filter((k) => k !== e.key)
-        }
+        this.dropReferences(e)
         break
+    }
+  }
+
+  /**
+   * A create discarded before the service saw it: the entity never was, nor what lived under it (comments and
+   * health of an epic, replies to a comment, its doc links), and the writes that named it name it no more.
+   */
+  forget(e: Entity): void {
+    e.live = false
+    for (const c of this.entities.values()) if (c.live && (c.epic === e.key || c.parent === e.key)) this.forget(c)
+    for (const l of [...this.links]) if (splitLinkKey(l).includes(e.key)) this.links.delete(l)
+    this.dropReferences(e)
+  }
+
+  /** Nothing names `e` any more (the service takes a deleted objective off its epics, and so on). */
+  private dropReferences(e: Entity): void {
+    for (const x of this.entities.values()) {
+      for (const ref of REF_FIELDS[x.kind] ?? []) {
+        if (ref.kind === e.kind && Array.isArray(x.fields[ref.field])) x.fields[ref.field] = (x.fields[ref.field] as string[]).filter((k) => k !== e.key)
+      }
     }
   }
 
@@ -126,11 +146,18 @@ export class Model {
   static fromService(s: ServiceState): Model {
     const m = new Model()
     const key = (kind: Kind, id: EntityId) => `${kind}#${id}`
+    for (const [id, f] of s.labels) m.seeded('label', id, { ...f })
     for (const [id, f] of s.categories) m.seeded('category', id, { ...f })
     for (const [id, f] of s.objectives) {
       m.seeded('objective', id, { ...f, category_ids: (f.category_ids as number[]).map((k) => key('category', k)) })
     }
-    for (const [id, f] of s.epics) m.seeded('epic', id, { ...f, objective_ids: (f.objective_ids as number[]).map((o) => key('objective', o)) })
+    for (const [id, f] of s.epics) {
+      m.seeded('epic', id, {
+        ...f,
+        objective_ids: (f.objective_ids as number[]).map((o) => key('objective', o)),
+        label_ids: (f.label_ids as number[]).map((l) => key('label', l)),
+      })
+    }
     for (const c of s.comments.values()) {
       const e = m.seeded('comment', c.id, { text: c.text }, { epic: key('epic', c.epicId), parent: c.parentId === null ? null : key('comment', c.parentId) })
       if (c.deleted) e.live = false

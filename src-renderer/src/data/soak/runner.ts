@@ -1,6 +1,9 @@
 // The chaos run: N random user actions (every write the outbox supports, on
-// seeded entities and on ones created offline), interleaved with the network
-// going and coming back, the service's faults (drops before and after commit,
+// seeded entities and on ones created offline, labels made offline and used at
+// once included; queued creates discarded before they went; failures and
+// conflicts fixed as the user would), interleaved with someone else's writes
+// (a label name one of ours waits to claim, a rename of what the user renamed
+// offline), the network going and coming back, the service's faults (drops before and after commit,
 // 5xx, latency), bursts of 429, replay and sync runs (awaited or in the
 // background), and the app killed and started again at random points,
 // mid-bootstrap and mid-replay included. At the end: online, no faults, replay
@@ -16,12 +19,12 @@ import { IDBFactory } from 'fake-indexeddb'
 import { Gateway } from '../../../../src-main/gateway/index.ts'
 import { seededRandom } from '../../../../src-server/faults.ts'
 import type { Faults } from '../../../../src-server/index.ts'
-import { testService } from '../../../../src-server/testing.ts'
+import { testService, v3 } from '../../../../src-server/testing.ts'
 import { WriteRefused } from '../actions.ts'
 import { isLocalId, outboxRecords, outboxStatus, resolveId } from '../outbox/index.ts'
-import { mergedDocEpics, mergedOne } from '../overlay.ts'
+import { mergedDocEpics, mergedLabels, mergedOne } from '../overlay.ts'
 import { isBootstrapped } from '../sync/index.ts'
-import type { EntityId, EntityKind } from '../types.ts'
+import type { EntityId, EntityKind, OutboxRecord } from '../types.ts'
 import { startLife, type KillReason, type Life, type Pace, type Shared } from './client.ts'
 import { linkKey, Model, splitLinkKey, TAG_FIELD, type Entity, type Kind } from './model.ts'
 import { readServiceState } from './service-state.ts'
@@ -64,6 +67,12 @@ export interface SoakStats {
   offline: number
   faultChanges: number
   rateLimitBursts: number
+  /** Label names someone else took while one of ours waited to be sent with it. */
+  labelNamesTaken: number
+  /** Epics and docs someone else renamed while a rename of ours waited (each a conflict to resolve). */
+  renamedElsewhere: number
+  /** How those conflicts were resolved. */
+  resolved: { mine: number; theirs: number }
   /** Answers of the service: 429 (rate limited) and 5xx (injected failures). Dropped connections are not answers. */
   answers: { rateLimited: number; failed: number }
   replays: number
@@ -130,6 +139,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     offline: 0,
     faultChanges: 0,
     rateLimitBursts: 0,
+    labelNamesTaken: 0,
+    renamedElsewhere: 0,
+    resolved: { mine: 0, theirs: 0 },
     answers,
     replays: 0,
     syncs: 0,
@@ -139,6 +151,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
   const details: string[] = []
   let refused = 0
+  /** Doubles the actions themselves caught (the service's are counted by verify). */
+  let duplicated = 0
   let bootstrapped = false
   let burst: ReturnType<typeof setTimeout> | undefined
 
@@ -196,6 +210,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const words = ['alpha', 'beta', 'gamma', 'delta', 'déjà vu', 'naïve', '数据', 'emoji 🚀', 'quote "x"', 'back\\slash', 'a & b', '<b>not html</b>']
   const phrase = (n: number) => Array.from({ length: 1 + int(n) }, () => pick(words)).join(' ')
   const colour = () => `#${int(0xffffff).toString(16).padStart(6, '0')}`
+  const day = () => new Date(Date.UTC(2026, int(12), 1 + int(28))).toISOString()
 
   // ---- the user's actions ----
   const refs = (list: Entity[]) => list.map((e) => e.ref)
@@ -210,9 +225,19 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const state = pick(await db.epicStates.toArray())
       if (state) f.epic_state_id = m.epic_state_id = state.id
     }
-    if (chance(0.2)) f.owner_ids = m.owner_ids = sample((await db.members.toArray()).filter((x) => !x.disabled).map((x) => x.id as string), 2)
+    const members = (await db.members.toArray()).filter((x) => !x.disabled).map((x) => x.id as string)
+    if (chance(0.2)) f.owner_ids = m.owner_ids = sample(members, 2)
+    if (chance(0.1)) f.follower_ids = m.follower_ids = sample(members, 2)
+    if (chance(0.08) && members.length > 0) f.requested_by_id = m.requested_by_id = pick(members)
     if (chance(0.15)) f.group_ids = m.group_ids = sample((await db.groups.toArray()).filter((g) => !g.archived).map((g) => g.id as string), 2)
-    if (chance(0.15)) f.label_ids = m.label_ids = sample((await db.labels.toArray()).map((l) => l.id as number), 2)
+    if (chance(0.1)) f.deadline = m.deadline = chance(0.25) ? null : day()
+    if (chance(0.1)) f.planned_start_date = m.planned_start_date = chance(0.25) ? null : day()
+    if (chance(0.15)) {
+      // Labels made offline among them: the epic's write waits for the label and goes with its service id.
+      const labels = await visibleRefs('label', 2)
+      f.label_ids = refs(labels)
+      m.label_ids = keys(labels)
+    }
     if (chance(0.2)) {
       const objectives = await visibleRefs('objective', 2)
       f.objective_ids = refs(objectives)
@@ -526,7 +551,180 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       },
     },
     deleting('deleteObjective', 'objective', 0.4, 4, (ref) => life.actions.deleteObjective(ref)),
+    {
+      name: 'createLabel',
+      weight: 1.2,
+      run: async () => {
+        const tag = model.nextTag('label')
+        const name = `${tag} ${phrase(2)}`
+        const color = chance(0.6) ? colour() : null
+        const ref = await life.actions.createLabel({ name, ...(color && { color }) })
+        const label = model.created('label', tag, ref, { name, color })
+        // Used at once, on an epic made or changed next (offline too: the epic's write waits for the label).
+        if (chance(0.6)) await useLabel(label)
+        return 'done'
+      },
+    },
+    {
+      name: 'createLabelTaken',
+      weight: 0.3,
+      run: async () => {
+        // A name the cache knows (the service's, or one made here and not sent yet) is refused at once, nothing queued.
+        const known = pick(await mergedLabels(life.db))
+        if (!known) return 'skip'
+        try {
+          await life.actions.createLabel({ name: chance(0.5) ? known.name : `  ${known.name} ` })
+        } catch (error) {
+          if (error instanceof WriteRefused && error.reason === 'invalid') return 'done'
+          throw error
+        }
+        duplicated++
+        details.push(`duplicated: a second label named ${JSON.stringify(known.name)} was queued`)
+        return 'done'
+      },
+    },
+    {
+      name: 'renameRefusedLabel',
+      weight: 0.8,
+      run: async () => {
+        // The service refused a label because someone else took its name meanwhile: the user renames it and retries.
+        const refused = (await outboxRecords(life.db, ['failed'])).find((r) => r.kind === 'label' && takenLabel(r))
+        if (!refused) return 'skip'
+        await renameTaken(refused)
+        return 'done'
+      },
+    },
+    {
+      name: 'resolveConflict',
+      weight: 1,
+      run: async () => {
+        // Someone else renamed what the user renamed offline: the user picks, as the pending panel offers.
+        await noteConflicts()
+        const r = pick((await outboxRecords(life.db, ['conflict'])).filter((x) => expectedConflict(x) !== undefined))
+        if (!r) return 'skip'
+        await settleConflict(r)
+        return 'done'
+      },
+    },
+    {
+      name: 'discardQueuedCreate',
+      weight: 0.8,
+      run: async () => {
+        // A create not sent yet is dropped from the pending list: it never happens, nor anything that needed it.
+        const byRef = new Map([...model.entities.values()].filter((e) => e.live && isLocalId(e.ref)).map((e) => [e.ref, e]))
+        const r = pick((await outboxRecords(life.db, ['pending'])).filter((x) => x.op === 'create' && byRef.has(x.entityId)))
+        if (!r) return 'skip'
+        try {
+          await life.actions.discard(r.seq!)
+        } catch (error) {
+          // It went on its way meanwhile (replay marked it in flight): the UI no longer offers to discard it.
+          if (/is being sent/.test((error as Error).message)) return 'skip'
+          throw error
+        }
+        const e = byRef.get(r.entityId)!
+        model.forget(e)
+        if (taken.delete(e.key)) {
+          // Its name is someone else's label now: a tag of its own keeps that one from passing for it.
+          e.tag = model.nextTag('label')
+        }
+        return 'done'
+      },
+    },
   ]
+
+  /** A new label on an epic: a new epic that carries it, or one more label on an epic the user sees. */
+  async function useLabel(label: Entity): Promise<void> {
+    if (chance(0.4)) {
+      const tag = model.nextTag('epic')
+      const name = `${tag} ${phrase(3)}`
+      const ref = await life.actions.createEpic({ name, label_ids: [label.ref] })
+      model.created('epic', tag, ref, { owner_ids: [], group_ids: [], label_ids: [label.key], objective_ids: [], archived: false, name, description: '' })
+    } else {
+      const epic = await liveVisible('epic')
+      if (!epic) return
+      const keys = [...new Set([...(epic.fields.label_ids as string[]), label.key])]
+      await life.actions.updateEpic(epic.ref, { label_ids: keys.map((k) => model.get(k)!.ref) })
+      model.update(epic, { label_ids: keys })
+    }
+    stats.actions.useLabelAtOnce = (stats.actions.useLabelAtOnce ?? 0) + 1
+  }
+
+  // ---- names someone else changes on the service (conflicts) ----
+  /** The field someone else renames, per kind. */
+  const RENAMED: Partial<Record<Kind, string>> = { epic: 'name', doc: 'title' }
+  /** Entities someone else renamed while a rename of ours waited to be sent: the conflicts they meet are expected. */
+  const renamedElsewhere = new Set<string>()
+  /** The model entity whose service id (or confirmed local id) is `id`. */
+  const entityOf = async (kind: Kind, id: string): Promise<Entity | undefined> => {
+    for (const e of model.live(kind)) if (String(await resolveId(life.db, kind, e.ref)) === id) return e
+    return undefined
+  }
+  /** The entity of a conflict someone else's rename caused, if that is all it is about. */
+  const expectedConflict = (r: OutboxRecord): Entity | undefined => {
+    const field = RENAMED[r.kind as Kind]
+    if (!field || !r.conflict || r.conflict.deletedElsewhere || Object.keys(r.conflict.fields).some((f) => f !== field)) return undefined
+    const key = conflictEntities.get(r.seq!)
+    // Deleted meanwhile too (the delete waits behind the conflict): resolved all the same, before it goes.
+    return key === undefined ? undefined : model.get(key)
+  }
+  /** Conflict records by the model key of the entity they are about (see noteConflicts). */
+  const conflictEntities = new Map<number, string>()
+  /** Resolves a conflict of someone else's rename, mine or theirs at random; the model takes what the service will have. */
+  const settleConflict = async (r: OutboxRecord): Promise<void> => {
+    const e = expectedConflict(r)!
+    const field = RENAMED[e.kind]!
+    const choice = chance(0.5) ? 'mine' : 'theirs'
+    const theirs = r.conflict!.fields[field].theirs
+    await life.actions.resolveConflict(r.seq!, choice)
+    // A later write of the same field (queued after this one met the conflict) is what the service ends with.
+    const later = (await outboxRecords(life.db)).some((x) => x.seq! > r.seq! && x.kind === r.kind && x.entityId === r.entityId && field in x.payload)
+    if (choice === 'theirs' && !later) model.update(e, { [field]: theirs })
+    stats.resolved[choice]++
+  }
+  /** Notes which entity each conflict record is about (the record names the service id; the model, maybe a local one). */
+  const noteConflicts = async () => {
+    for (const r of await outboxRecords(life.db, ['conflict'])) {
+      if (conflictEntities.has(r.seq!) || !RENAMED[r.kind as Kind]) continue
+      for (const key of renamedElsewhere) {
+        const e = model.get(key)!
+        if (e.kind !== r.kind || String(await resolveId(life.db, e.kind, e.ref)) !== r.entityId) continue
+        conflictEntities.set(r.seq!, key)
+        break
+      }
+    }
+  }
+
+  /** Between tries of someone else's request: longer each time, past a burst of 429s. */
+  const pause = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.min(500, 10 * attempt)))
+
+  /** Someone else's rename, made through the same faults (tried until the service has it). */
+  async function renameElsewhere(kind: 'epic' | 'doc', id: string, value: string): Promise<void> {
+    const client = v3(service, service.tokens.member)
+    const path = kind === 'epic' ? `/epics/${id}` : `/documents/${id}`
+    const field = RENAMED[kind]!
+    for (let attempt = 0; attempt < 50; attempt++) {
+      await pause(attempt)
+      await client.put(path, { [field]: value }).catch(() => null)
+      const now = await client.get(path).catch(() => null)
+      if (now?.status === 200 && (now.body as Record<string, unknown>)[field] === value) return
+    }
+    throw new Error(`someone else's rename of ${kind} ${id} did not land`)
+  }
+
+  // ---- label names someone else takes ----
+  /** Our labels whose name someone else took on the service before ours was ever sent. */
+  const taken = new Set<string>()
+  const takenLabel = (r: OutboxRecord) => [...taken].some((key) => model.get(key)?.ref === r.entityId)
+  /** The user's fix for a label the service refused as taken: another name (with a tag of its own), and retry. */
+  const renameTaken = async (r: OutboxRecord) => {
+    const label = [...taken].map((key) => model.get(key)!).find((e) => e.ref === r.entityId)!
+    const tag = model.nextTag('label')
+    const name = `${tag} ${phrase(2)}`
+    await life.actions.retry(r.seq!, { name })
+    taken.delete(label.key)
+    label.tag = tag
+    model.update(label, { name })
+  }
   const actionWeight = actions.reduce((n, a) => n + a.weight, 0)
 
   const act = async (): Promise<Outcome> => {
@@ -597,9 +795,66 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         await Promise.race([refresh.catch(() => undefined), life.died])
       },
     },
+    {
+      weight: 0.6,
+      run: async () => {
+        // Someone else makes a label with the name of one of ours that has never left (we are offline, so none
+        // can leave meanwhile): ours is refused when it goes, and the user renames it (renameRefusedLabel).
+        if (shared.net.online) return
+        const byRef = new Map(model.live('label', (e) => e.tag !== null && !taken.has(e.key)).map((e) => [e.ref, e]))
+        const r = pick(
+          (await outboxRecords(life.db, ['pending']).catch(() => [])).filter((x) => x.kind === 'label' && x.op === 'create' && x.attempts === 0 && byRef.has(x.entityId)),
+        )
+        if (!r) return
+        const ours = byRef.get(r.entityId)!
+        const theirs = await someoneElsesLabel(String(ours.fields.name))
+        model.seeded('label', theirs.id, { name: theirs.name, color: theirs.color })
+        taken.add(ours.key)
+        stats.labelNamesTaken++
+      },
+    },
+    {
+      weight: 0.6,
+      run: async () => {
+        // Someone else renames an epic or doc whose rename by the user has never left (we are offline, so it
+        // cannot leave meanwhile): when it goes, it meets a conflict, which the user resolves (resolveConflict).
+        if (shared.net.online) return
+        const all = await outboxRecords(life.db).catch(() => [] as OutboxRecord[])
+        const busy = new Set(all.filter((x) => x.state !== 'pending').map((x) => `${x.kind}|${x.entityId}`))
+        const r = pick(
+          all.filter(
+            (x) => x.state === 'pending' && x.op === 'update' && x.attempts === 0 && !isLocalId(x.entityId) && !busy.has(`${x.kind}|${x.entityId}`) &&
+              RENAMED[x.kind as Kind] !== undefined && RENAMED[x.kind as Kind]! in x.payload,
+          ),
+        )
+        if (!r) return
+        const e = await entityOf(r.kind as Kind, r.entityId)
+        if (!e) return
+        await renameElsewhere(r.kind as 'epic' | 'doc', r.entityId, retitled(e, `renamed elsewhere ${int(1000)}`))
+        renamedElsewhere.add(e.key)
+        stats.renamedElsewhere++
+      },
+    },
     { weight: 2, run: () => new Promise((resolve) => setTimeout(resolve, int(15))) },
   ]
   const eventWeight = events.reduce((n, e) => n + e.weight, 0)
+
+  /** Another person's label of that name, made through the same faults (tried until it is there). */
+  async function someoneElsesLabel(name: string): Promise<{ id: number; name: string; color: string | null }> {
+    const client = v3(service, service.tokens.member)
+    for (let attempt = 0; attempt < 50; attempt++) {
+      await pause(attempt)
+      const made = await client.post('/labels', { name }).catch(() => null)
+      if (made?.status === 201) return made.body as { id: number; name: string; color: string | null }
+      // 422: an attempt whose answer was lost made it (ours never left); read it back. Else a fault: again.
+      if (made?.status === 422 || attempt > 10) {
+        const list = await client.get('/labels').catch(() => null)
+        const found = list?.status === 200 ? (list.body as { id: number; name: string; color: string | null }[]).find((l) => l.name === name) : undefined
+        if (found) return found
+      }
+    }
+    throw new Error(`someone else's label ${JSON.stringify(name)} could not be made`)
+  }
 
   // ---- the run ----
   let done = 0
@@ -637,10 +892,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let stuck = 0
   for (let pass = 0; pass < 100; pass++) {
     await awaited(life, 'replay')
-    // Only this client writes: a failed or conflicting record is a finding. Each is settled as the user
-    // would (a conflict resolved as "mine", a failure discarded) so that what waits behind it goes on.
+    // A failed or conflicting record is a finding, unless someone else's write made it (then it is settled as
+    // the user was told to). Findings are settled as the user would (a conflict resolved as "mine", a failure
+    // discarded) so that what waits behind them goes on.
+    await noteConflicts()
     const held = await outboxRecords(life.db, ['failed', 'conflict'])
     for (const r of held) {
+      // Met someone else's rename, as the user was told it would: resolved, as the user would.
+      if (r.state === 'conflict' && expectedConflict(r)) {
+        await settleConflict(r)
+        continue
+      }
+      // Refused as the user was told it would be (its name was taken meanwhile): renamed, as the user would.
+      if (r.state === 'failed' && r.kind === 'label' && takenLabel(r)) {
+        await renameTaken(r)
+        continue
+      }
       stuck++
       details.push(`stuck: #${r.seq} ${r.op} ${r.kind} ${r.entityId} ${r.state}: ${r.error?.message ?? JSON.stringify(r.conflict?.fields ?? r.conflict)} payload ${JSON.stringify(r.payload)}`)
       if (r.state === 'failed') await life.actions.discard(r.seq!)
@@ -657,8 +924,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
   stuck += left.pending
 
-  // ---- the cache the user sees, after one more sync ----
-  await awaited(life, 'sync')
+  // ---- the cache the user sees, after one more sync (of every list: labels someone else made come with theirs) ----
+  await awaited(life, 'sync', true)
   const cache = await compareCache(life, model)
   const ids = new Map<string, EntityId>()
   for (const e of model.entities.values()) {
@@ -682,7 +949,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     ops: options.ops,
     ms: Date.now() - started,
     lost: verdict.lost,
-    duplicated: verdict.duplicated,
+    duplicated: verdict.duplicated + duplicated,
     wrong: verdict.wrong,
     stuck,
     refused,

@@ -6,6 +6,7 @@ import type { RunningService } from '../../../../src-server/index.ts'
 import { v3, v4, walk, type Client } from '../../../../src-server/testing.ts'
 import type { EpicSlimV3, HealthV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { LinkedFileV3, UploadedFileV3 } from '../../../../src-shared/api/v3/files.ts'
+import type { LabelV3 } from '../../../../src-shared/api/v3/labels.ts'
 import type { ObjectiveV3 } from '../../../../src-shared/api/v3/objectives.ts'
 import type { CategoryV4 } from '../../../../src-shared/api/v4/categories.ts'
 import type { DocV4 } from '../../../../src-shared/api/v4/docs.ts'
@@ -39,6 +40,7 @@ export interface ServiceState {
   linkedFiles: Map<number, Fields>
   categories: Map<number, Fields>
   objectives: Map<number, Fields>
+  labels: Map<number, Fields>
 }
 
 interface Thread {
@@ -71,6 +73,7 @@ export async function readServiceState(service: RunningService): Promise<Service
     linkedFiles: new Map(),
     categories: new Map(),
     objectives: new Map(),
+    labels: new Map(),
   }
 
   for (const e of await get<EpicSlimV3[]>(c3, '/epics', { includes_description: true })) {
@@ -83,6 +86,10 @@ export async function readServiceState(service: RunningService): Promise<Service
       group_ids: e.group_ids,
       label_ids: e.label_ids,
       objective_ids: e.objective_ids,
+      deadline: e.deadline,
+      planned_start_date: e.planned_start_date,
+      follower_ids: e.follower_ids,
+      requested_by_id: e.requested_by_id,
     })
     const visit = (list: Thread[], parentId: number | null) => {
       for (const t of list) {
@@ -108,6 +115,7 @@ export async function readServiceState(service: RunningService): Promise<Service
   for (const k of await walk<CategoryV4>(c4, '/categories', { filter: 'include_archived', limit: 100 })) {
     state.categories.set(k.id, { name: k.name, color: k.color ?? null, archived: k.archived })
   }
+  for (const l of await get<LabelV3[]>(c3, '/labels')) state.labels.set(l.id, { name: l.name, color: l.color })
   for (const o of await get<ObjectiveV3[]>(c3, '/objectives')) {
     state.objectives.set(o.id, {
       name: o.name,

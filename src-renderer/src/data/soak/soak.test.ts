@@ -16,6 +16,7 @@ describe('the chaos soak', () => {
       expect(report.stats.lives, text).toBeGreaterThan(1)
       expect(report.stats.kills.midBootstrap + report.stats.kills.midReplay, text).toBeGreaterThan(0)
       expect(Object.keys(report.stats.actions).length, text).toBeGreaterThanOrEqual(20)
+      expect(report.stats.actions.createLabel, text).toBeGreaterThan(0)
       expect({ lost: report.lost, duplicated: report.duplicated, wrong: report.wrong, stuck: report.stuck, refused: report.refused }, text).toEqual({
         lost: 0,
         duplicated: 0,

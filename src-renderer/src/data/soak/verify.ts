@@ -38,6 +38,7 @@ function serviceEntities(s: ServiceState): Record<Kind, Found[]> {
     linkedFile: of(s.linkedFiles),
     category: of(s.categories),
     objective: of(s.objectives),
+    label: of(s.labels),
   }
 }
 
@@ -127,10 +128,11 @@ export function verify(model: Model, s: ServiceState, ids: ReadonlyMap<string, s
 
 function differences(e: Entity, f: Found, keyOf: (kind: Kind, sid: unknown) => string): string[] {
   const out: string[] = []
-  const ref = REF_FIELDS[e.kind]
+  const refs = REF_FIELDS[e.kind] ?? []
   for (const [field, want] of Object.entries(e.fields)) {
     let have = f.fields[field]
-    if (ref && field === ref.field) have = (have as unknown[]).map((id) => keyOf(ref.kind, id))
+    const ref = refs.find((r) => r.field === field)
+    if (ref) have = (have as unknown[]).map((id) => keyOf(ref.kind, id))
     // The service keeps a doc as HTML: the markdown it gives back is its rendering of what was written.
     if (field === 'content_markdown' && typeof want === 'string' && have === htmlToMarkdown(markdownToHtml(want))) continue
     if (!same(field, want, have)) out.push(`${field} is ${show(have)}, intended ${show(want)}`)
@@ -146,7 +148,11 @@ function differences(e: Entity, f: Found, keyOf: (kind: Kind, sid: unknown) => s
   return out
 }
 
+/** Fields holding a time: equal as instants, whatever the precision the service writes them with. */
+const TIME_FIELDS = new Set(['deadline', 'planned_start_date'])
+
 function same(field: string, a: unknown, b: unknown): boolean {
+  if (TIME_FIELDS.has(field) && typeof a === 'string' && typeof b === 'string') return Date.parse(a) === Date.parse(b)
   if (SET_FIELDS.has(field) && Array.isArray(a) && Array.isArray(b)) {
     const x = [...new Set(a.map(String))].sort()
     const y = [...new Set(b.map(String))].sort()

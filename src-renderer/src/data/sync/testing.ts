@@ -65,6 +65,7 @@ export function countingTransport(
       counted.discards++
       return inner.discard(path)
     },
+    sweepStaged: (keep) => inner.sweepStaged(keep),
   }
 }
 
