@@ -37,6 +37,40 @@ describe('Pacer', () => {
     expect(new Set(sentAt.slice(0, 10)).size).toBe(1)
   })
 
+  it('counts a request until a window after its answer: the service may have counted it as late as that', async () => {
+    const time = virtualTime()
+    const pacer = new Pacer({ max: 2, windowMs: 1000, marginMs: 0, concurrency: 10, ...time })
+    const slow = await pacer.admit('sync')
+    const quick = await pacer.admit('sync')
+    quick.done()
+    // The slow one reaches the service late and is answered 800 ms after it was sent.
+    time.advance(800)
+    slow.done()
+    const grantedAt: number[] = []
+    const third = pacer.admit('sync').then((t) => grantedAt.push(t.at))
+    const fourth = pacer.admit('sync').then((t) => grantedAt.push(t.at))
+    await Promise.all([third, fourth])
+    // The quick one frees its slot a window after its answer (1,000 ms after the start),
+    // the slow one only a window after its own answer (1,800 ms), not a window after it was sent.
+    expect(grantedAt.map((t) => t - slow.at)).toEqual([1000, 1800])
+  })
+
+  it('holds every request while all the window\'s slots are in flight, until one is answered', async () => {
+    const time = virtualTime()
+    const pacer = new Pacer({ max: 1, windowMs: 1000, marginMs: 0, concurrency: 10, ...time })
+    const first = await pacer.admit('sync')
+    let granted = false
+    const next = pacer.admit('sync').then((t) => {
+      granted = true
+      return t
+    })
+    time.advance(5000)
+    await flush()
+    expect(granted).toBe(false)
+    first.done()
+    expect((await next).at - first.at).toBe(6000)
+  })
+
   it('hands out turns by lane: user writes, then user reads, then sync, in arrival order within a lane', async () => {
     const time = virtualTime()
     const pacer = new Pacer({ max: 100, windowMs: 1000, concurrency: 1, ...time })

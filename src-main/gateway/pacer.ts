@@ -1,8 +1,12 @@
 // Pacing of one account's requests so that a healthy client never meets a 429.
 // The service counts requests in a sliding log (no window of windowMs ever holds
-// more than max), so the pacer keeps the same log of what it sent, over a window
-// widened by a margin: a request sent now may reach the service a little later
-// than the one sent a window from now. Waiting requests go out by lane (user
+// more than max) by when they arrive, which the client cannot see: it lies
+// somewhere between sending and the answer. So the pacer logs each request at
+// the latest moment it may have been counted: while in flight it counts as
+// "now", and once answered, at its answer. On a busy machine a request can reach
+// the service well after it was sent; logging it at its send time then let the
+// next one in a window too early (a 429 the pacing test met under CI load). The
+// window is also widened by a small margin. Waiting requests go out by lane (user
 // writes, then user reads, then sync), first come first served within a lane.
 import { LANES, type Lane } from '../../src-shared/api/operations.ts'
 
@@ -39,8 +43,8 @@ export class Pacer {
   private readonly concurrency: number
   private readonly clock: () => number
   private readonly sleep: (ms: number) => Promise<void>
-  /** When each request still inside the (widened) window was sent, oldest first. */
-  private readonly sent: number[] = []
+  /** When each answered request still inside the (widened) window was answered, oldest first. */
+  private readonly answered: number[] = []
   private readonly queues: Record<Lane, Waiter[]> = { 'user-write': [], 'user-read': [], sync: [] }
   private inFlight = 0
   private pausedUntil = 0
@@ -99,13 +103,25 @@ export class Pacer {
     this.wakeOnDone?.()
   }
 
-  /** Milliseconds until the next request may go, 0 when it may go now. */
+  /**
+   * Milliseconds until the next request may go: 0 when it may go now, Infinity
+   * when only an answer can free a slot (every counted request is in flight).
+   */
   private waitMs(now: number): number {
     const horizon = this.windowMs + this.marginMs
-    while (this.sent.length > 0 && this.sent[0] <= now - horizon) this.sent.shift()
+    while (this.answered.length > 0 && this.answered[0] <= now - horizon) this.answered.shift()
+    // Requests in flight never leave the window before they are answered.
+    const mustLeave = this.inFlight + this.answered.length - this.max + 1
+    if (mustLeave > this.answered.length) return Infinity
     let until = this.pausedUntil
-    if (this.sent.length >= this.max) until = Math.max(until, this.sent[this.sent.length - this.max] + horizon)
+    if (mustLeave > 0) until = Math.max(until, this.answered[mustLeave - 1] + horizon)
     return Math.max(0, until - now)
+  }
+
+  private logAnswer(at: number): void {
+    let i = this.answered.length
+    while (i > 0 && this.answered[i - 1] > at) i--
+    this.answered.splice(i, 0, at)
   }
 
   private next(): Waiter | undefined {
@@ -123,12 +139,12 @@ export class Pacer {
     this.pumping = true
     try {
       while (this.waiting > 0 && this.closedWith === undefined) {
-        if (this.inFlight >= this.concurrency) {
+        const now = this.clock()
+        const wait = this.waitMs(now)
+        if (this.inFlight >= this.concurrency || wait === Infinity) {
           await new Promise<void>((resolve) => (this.wakeOnDone = resolve))
           continue
         }
-        const now = this.clock()
-        const wait = this.waitMs(now)
         if (wait > 0) {
           await this.sleep(wait)
           continue
@@ -136,7 +152,6 @@ export class Pacer {
         const waiter = this.next()
         if (!waiter) break
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort)
-        this.sent.push(now)
         this.inFlight++
         let done = false
         waiter.resolve({
@@ -144,6 +159,7 @@ export class Pacer {
           done: () => {
             if (done) return
             done = true
+            this.logAnswer(this.clock())
             this.inFlight--
             const wake = this.wakeOnDone
             this.wakeOnDone = undefined
