@@ -9,6 +9,7 @@ import { startService, type RunningService } from '../../src-server/index.ts'
 import { previousDemo, previousPort, wantsDemo } from '../../src-main/demo.ts'
 import { demoLauncher } from '../../src-main/demo-service.ts'
 import { openMainSide, type MainSide } from '../../src-main/main-side.ts'
+import { createGateway, type GatewayOptions } from '../../src-main/gateway/gateway.ts'
 import { KeychainStore, loadKeytar } from '../../src-main/secrets/keychain.ts'
 import { reasonOf, type SecretStore } from '../../src-main/secrets/secret-store.ts'
 import { startHost, type Host } from './host.ts'
@@ -26,6 +27,8 @@ export interface WebAppOptions {
   demo?: boolean
   /** Background sync period (5 minutes). */
   syncIntervalMs?: number
+  /** The service's rate limit when it is not the real 200 a minute (benchmarks scale the window): the gateway paces to it. */
+  rateLimit?: GatewayOptions['rateLimit']
 }
 
 export interface WebApp {
@@ -95,6 +98,7 @@ export async function startWebApp(options: WebAppOptions): Promise<WebApp> {
       isOnline: () => true,
       emit: host.emit,
       syncIntervalMs: options.syncIntervalMs,
+      createGateway: options.rateLimit ? (gateway) => createGateway({ ...gateway, rateLimit: options.rateLimit }) : undefined,
       // No openPath: a browser cannot hand a file to an app of this computer (files.open answers `unsupported`).
       demo,
     })

@@ -1,2 +1,2 @@
-export { createSearch } from './search.ts'
+export { createSearch, SEARCH_MARKS } from './search.ts'
 export type { LocalSearch, QueryOptions, SearchKind, SearchOptions, SearchResult, SearchStats } from './search.ts'

@@ -2,7 +2,7 @@ import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
 import { afterEach, describe, expect, it } from 'vitest'
 import { OutpostDb } from '../db.ts'
 import type { CachedComment, CachedDoc, CachedEpic, CachedFile, OverlayRow } from '../types.ts'
-import { createSearch, type LocalSearch } from './index.ts'
+import { createSearch, SEARCH_MARKS, type LocalSearch } from './index.ts'
 
 let opened: { db: OutpostDb; search?: LocalSearch }[] = []
 let dbCount = 0
@@ -164,6 +164,20 @@ describe('local search', () => {
     expect(hit.snippet).toContain('quarterly summary')
   })
 
+  it('answers each keystroke of a phrase as it would the phrase typed at once', async () => {
+    const { db, search } = await seeded()
+    for (const phrase of ['design tokens shared', 'finance invoice', 'dashbord widgets', 'release runbook build']) {
+      for (let n = 1; n <= phrase.length; n++) {
+        const typed = search.query(phrase.slice(0, n))
+        // A new index knows no earlier keystroke.
+        const fresh = start(db)
+        await fresh.ready
+        expect(typed, phrase.slice(0, n)).toEqual(fresh.query(phrase.slice(0, n)))
+        fresh.dispose()
+      }
+    }
+  })
+
   it('answers nothing to an empty query', async () => {
     const { search } = await seeded()
     expect(search.query('')).toEqual([])
@@ -203,6 +217,15 @@ describe('incremental updates', () => {
     expect(ids(search, 'canary')).toEqual(['doc:d-1'])
     expect(ids(search, 'runbook')).toEqual([])
     expect(ids(search, 'quarterly')).toEqual([])
+  })
+
+  it('finds what a change brought between two keystrokes', async () => {
+    const { db, search } = await seeded()
+    expect(ids(search, 'tokens')).not.toContain('epic:6')
+    await db.epics.put(epic(6, 'Tokens review', 'Every week.'))
+    await search.settled()
+    expect(ids(search, 'tokens')).toContain('epic:6')
+    expect(ids(search, 'tokens r')).toEqual(['epic:6'])
   })
 
   it('follows bulk writes that name no keys: big pages, range deletes, clear', async () => {
@@ -350,6 +373,31 @@ describe('building', () => {
     expect(stats).toMatchObject({ documents: 300, building: false })
     expect(stats.slices).toBeGreaterThan(10)
     expect(ids(search, 'epic 300')[0]).toBe('epic:300')
+  })
+
+  it('waits before reading the cache when asked to (a window lets its first screen read first)', async () => {
+    const db = openDb()
+    await db.epics.put(epic(1, 'Alpha'))
+    const search = start(db, { startDelayMs: 200 })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(search.stats()).toMatchObject({ documents: 0, building: true })
+    await search.ready
+    expect(ids(search, 'alpha')).toEqual(['epic:1'])
+  })
+
+  it('marks in the performance timeline when it is built and when it has caught up with changes', async () => {
+    const last = (name: string) => performance.getEntriesByName(name, 'mark').at(-1) as PerformanceMark | undefined
+    const db = openDb()
+    await db.epics.put(epic(1, 'Alpha'))
+    const search = start(db)
+    await search.ready
+    expect(last(SEARCH_MARKS.ready)?.detail).toMatchObject({ documents: 1 })
+    await db.epics.put(epic(2, 'Beta'))
+    await search.settled()
+    expect(last(SEARCH_MARKS.settled)?.detail).toMatchObject({ documents: 2 })
+    expect(last(SEARCH_MARKS.settled)!.startTime).toBeGreaterThanOrEqual(last(SEARCH_MARKS.updating)!.startTime)
+    // One of each at a time: a long session does not pile them up.
+    expect(performance.getEntriesByName(SEARCH_MARKS.settled, 'mark')).toHaveLength(1)
   })
 
   it('reports a failed build through ready and onError', async () => {

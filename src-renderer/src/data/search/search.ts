@@ -84,6 +84,12 @@ export interface SearchOptions {
   onSlice?: (ms: number) => void
   /** Told when building or applying a change failed (default console.error). */
   onError?: (error: unknown) => void
+  /**
+   * How long to wait before reading the cache to build the index, in ms
+   * (default: 1,000 in a window, 0 elsewhere). A window that just opened reads
+   * the same cache for its first screen: that goes first.
+   */
+  startDelayMs?: number
 }
 
 /**
@@ -97,6 +103,30 @@ const ARCHIVED_FACTOR = 0.5
 /** Rows read per IndexedDB request while building; docs are ~10 KB each (markdown + HTML). */
 const BUILD_PAGE: Record<SearchKind, number> = { epic: 500, doc: 50, file: 500, linkedFile: 500, comment: 500 }
 const REFRESH_BATCH = 100
+/** See SearchOptions.startDelayMs. */
+const WINDOW_START_DELAY_MS = 1_000
+/** Query words whose matches are kept between keystrokes: those of the phrase being typed. */
+const KEPT_WORDS = 8
+
+/** A document one query word matched: its relevance, and the document's words that matched. */
+interface WordMatch {
+  score: number
+  terms: string[]
+}
+
+/**
+ * User Timing marks: when the index first holds the whole cache, and when it
+ * last started and finished catching up with changes (it is up to date when
+ * `settled` is the later). DevTools shows them in a profile; the interface
+ * benchmark waits on them. One of each is kept: the timeline keeps marks
+ * until they are cleared.
+ */
+export const SEARCH_MARKS = { ready: 'outpost:search-ready', updating: 'outpost:search-updating', settled: 'outpost:search-settled' } as const
+
+function mark(name: string, detail: Record<string, number> = {}): void {
+  performance.clearMarks(name)
+  performance.mark(name, { detail })
+}
 
 /** Allowed typos per query term: none for short ones, one, then two (a swap of two letters is two edits). */
 function typosFor(term: string): number | false {
@@ -128,6 +158,8 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   const serverStamps = new Map<string, string>()
   /** updatedAt of every overlay row read, by key. */
   const overlayStamps = new Map<string, number>()
+  /** What recent query words matched, most recently used last (see matchesOf); emptied when the index changes. */
+  const wordMatches = new Map<string, Map<string, WordMatch>>()
 
   let pending = emptyChangeSet()
   let building = true
@@ -167,10 +199,12 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       index.add(document)
       documents.set(key, document)
     }
+    wordMatches.clear()
   }
 
   async function build(): Promise<void> {
-    slicer.begin()
+    if (disposed) return
+    slicer.begin('background')
     const overlays = new Map<string, OverlayRow>()
     for (const row of await slicer.wait(db.overlay.toArray())) {
       if (isSearchKind(row.kind)) overlays.set(documentKey(row.kind, row.id), row)
@@ -276,7 +310,8 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   }
 
   async function drain(): Promise<void> {
-    slicer.begin()
+    mark(SEARCH_MARKS.updating)
+    slicer.begin('user-visible')
     try {
       while (!isEmpty(pending) && !disposed) {
         const changes = pending
@@ -287,6 +322,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     } finally {
       slicer.end()
     }
+    if (!disposed) mark(SEARCH_MARKS.settled, { documents: documents.size })
   }
 
   function schedule(): void {
@@ -299,10 +335,13 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       })
   }
 
-  const ready = build().then(
+  const startDelayMs = options.startDelayMs ?? (typeof document === 'undefined' ? 0 : WINDOW_START_DELAY_MS)
+  const started = startDelayMs > 0 ? new Promise((resolve) => setTimeout(resolve, startDelayMs)) : Promise.resolve()
+  const ready = started.then(build).then(
     () => {
       building = false
       buildMs = now() - startedAt
+      if (!disposed) mark(SEARCH_MARKS.ready, { documents: documents.size, buildMs })
       bump()
       schedule()
     },
@@ -338,17 +377,24 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       // Letters only: every title, shorter (more specific) ones first.
       for (const document of documents.values()) consider(document, 8 / (8 + document.titleTerms.length), letters)
     } else {
-      const hits = index.search({
-        combineWith: 'AND',
-        queries: indexed.map((word) => ({
-          combineWith: 'OR',
-          queries: [
-            { queries: [word], fields: ['title'], prefix: true, fuzzy: typosFor(word) },
-            { queries: [word], fields: ['body'], prefix: word.length >= BODY_PREFIX_FROM, fuzzy: typosFor(word) },
-          ],
-        })),
-      })
-      for (const hit of hits) consider(documents.get(hit.id as string), hit.score, hit.terms)
+      // Every word must match (AND). What MiniSearch's AND would score: the sum of each word's
+      // relevance, times the number of distinct words.
+      const words = [...new Set(indexed)]
+      const [fewest, ...others] = words.map(matchesOf).sort((a, b) => a.size - b.size)
+      for (const [key, first] of fewest) {
+        let relevance = first.score
+        let matched = first.terms
+        for (const other of others) {
+          const match = other.get(key)
+          if (!match) {
+            relevance = -1
+            break
+          }
+          relevance += match.score
+          matched = matched.concat(match.terms)
+        }
+        if (relevance >= 0) consider(documents.get(key), relevance * words.length, matched)
+      }
     }
     return best.map(({ rank, document, matched }) => ({
       kind: document.kind,
@@ -359,6 +405,34 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       archived: document.archived,
       ...(document.epicId === undefined ? {} : { epicId: document.epicId }),
     }))
+  }
+
+  /**
+   * The documents one query word matches (a prefix or a typo of a title word,
+   * a body word), kept for the next keystrokes: typing "design sys" after
+   * "design sy" asks the index only about "sys". A common word can match
+   * most of the index, and scoring it is most of a query's cost.
+   */
+  function matchesOf(word: string): Map<string, WordMatch> {
+    const kept = wordMatches.get(word)
+    if (kept) {
+      // Most recently used last: the first is the one to drop.
+      wordMatches.delete(word)
+      wordMatches.set(word, kept)
+      return kept
+    }
+    const found = new Map<string, WordMatch>()
+    const hits = index.search({
+      combineWith: 'OR',
+      queries: [
+        { queries: [word], fields: ['title'], prefix: true, fuzzy: typosFor(word) },
+        { queries: [word], fields: ['body'], prefix: word.length >= BODY_PREFIX_FROM, fuzzy: typosFor(word) },
+      ],
+    })
+    for (const hit of hits) found.set(hit.id as string, { score: hit.score, terms: hit.terms })
+    wordMatches.set(word, found)
+    if (wordMatches.size > KEPT_WORDS) wordMatches.delete(wordMatches.keys().next().value!)
+    return found
   }
 
   function commentTitle(comment: SearchDocument): string {
@@ -395,6 +469,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       stopWatching()
       listeners.clear()
       documents.clear()
+      wordMatches.clear()
     },
   }
 }

@@ -25,6 +25,34 @@ import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 /** How a page is written: a bootstrap rewrites rows of the same version; an incremental skips them (de-duplication). */
 export type WriteMode = 'bootstrap' | 'incremental'
 
+/**
+ * Rows per IndexedDB request when a whole list is written or read. Storing
+ * rows copies them (structured clone) on the main thread as each request is
+ * placed, and reading does as its answer arrives: 10,000 epics in one request
+ * would hold the thread for a long task. In slices, each slice's copy is a
+ * task of its own and the page stays responsive between them; the
+ * transaction is still one (the next slice is asked for from the previous
+ * one's answer, so the transaction never goes idle and commits).
+ */
+const SLICE = 500
+
+/** `rows` stored in slices (see SLICE), inside the caller's transaction. */
+async function putInSlices<T, Key, Insert>(table: Table<T, Key, Insert>, rows: readonly Insert[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += SLICE) await table.bulkPut(rows.slice(i, i + SLICE))
+}
+
+/** Every row of a table, read in slices by primary key (see SLICE), inside the caller's transaction. */
+async function readInSlices<T extends { id: EntityId }, Insert>(table: Table<T, EntityId, Insert>): Promise<T[]> {
+  const rows: T[] = []
+  for (;;) {
+    const last = rows.at(-1)?.id
+    const from = last === undefined ? table.toCollection() : table.where(':id').above(last)
+    const slice = await from.limit(SLICE).toArray()
+    rows.push(...slice)
+    if (slice.length < SLICE) return rows
+  }
+}
+
 const epicTables = (db: OutpostDb) => [db.epics, db.epicComments, db.epicHealth, db.docEpics]
 
 /** Should `incoming` replace `cached`? Never with an older version; with the same one only in a bootstrap. */
@@ -178,7 +206,7 @@ export async function writeEpicList(
 ): Promise<EpicListResult> {
   const positions = new Map(list.map((e) => [e.id, e.position]))
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
-    const cached = await db.epics.toArray()
+    const cached = await readInSlices(db.epics)
     const cachedIds = new Set(cached.map((e) => e.id))
     const changed: CachedEpic[] = []
     for (const e of cached) {
@@ -186,7 +214,7 @@ export async function writeEpicList(
       if (position !== undefined && position !== e.position) changed.push({ ...e, position })
     }
     if (mode === 'bootstrap') for (const e of list) if (!cachedIds.has(e.id)) changed.push(epicFromV3(e))
-    if (changed.length > 0) await db.epics.bulkPut(changed)
+    await putInSlices(db.epics, changed)
     const gone = droppedFrom([...cachedIds], new Set(positions.keys()), known)
     await removeEpics(db, gone)
     await db.checkpoints.put(checkpoint)
@@ -229,7 +257,7 @@ export async function replaceAll<T extends { id: EntityId }>(
       const theirs = updatedAt(r)
       return typeof mine !== 'string' || typeof theirs !== 'string' || theirs >= mine
     })
-    await table.bulkPut(fresh)
+    await putInSlices(table, fresh)
     await onRemoved?.(removed)
     await db.checkpoints.put(checkpoint)
     return { written: fresh.length, removed }

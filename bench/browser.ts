@@ -1,0 +1,110 @@
+// Chromium for the interface benchmark: Debian's Chromium through
+// playwright-core (never `npx playwright install`), headless, with the e2e
+// suite's flags, on a profile folder that outlives the browser (so a second
+// launch finds the cache the first one filled). The Chrome DevTools Protocol
+// gives what the page cannot see of itself: every main-thread task (a trace)
+// and the JS heap after a full garbage collection.
+import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core'
+import { inPage, installProbes, type Probes } from './page-probes.ts'
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+/** As e2e/playwright.config.ts launches it. */
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+
+export interface BrowserWindow {
+  context: BrowserContext
+  page: Page
+  cdp: CDPSession
+}
+
+/** A new Chromium on `profileDir` with the probes in every page, and its first tab. */
+export async function launch(profileDir: string): Promise<BrowserWindow> {
+  const context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1280, height: 800 },
+    colorScheme: 'light',
+  })
+  await context.addInitScript({ content: inPage(installProbes) })
+  const page = context.pages()[0] ?? (await context.newPage())
+  const cdp = await context.newCDPSession(page)
+  return { context, page, cdp }
+}
+
+export const probesOf = (page: Page): Promise<Probes> => page.evaluate(() => (window as unknown as { __bench: Probes }).__bench)
+
+interface TraceEvent {
+  ph: string
+  name: string
+  pid: number
+  tid: number
+  ts: number
+  dur?: number
+  args?: { name?: string }
+}
+
+export interface MainThreadTasks {
+  /** Tasks the page's main thread ran while traced. */
+  tasks: number
+  longestMs: number
+  /** Tasks of 50 ms or more (a "long task"). */
+  over50: number
+  /** Time the main thread was running tasks, in ms. */
+  busyMs: number
+}
+
+/**
+ * Records every task of the renderer's main thread (the trace's `toplevel`
+ * category: one event per task with its duration) until `stop()`.
+ */
+export async function traceTasks(cdp: CDPSession): Promise<{ stop(): Promise<MainThreadTasks> }> {
+  const events: TraceEvent[] = []
+  // The protocol types trace events as string maps; they are the trace format's objects.
+  const collect = (data: { value: object[] }) => void events.push(...(data.value as TraceEvent[]))
+  cdp.on('Tracing.dataCollected', collect)
+  await cdp.send('Tracing.start', {
+    traceConfig: { includedCategories: ['toplevel', '__metadata'], recordMode: 'recordContinuously' },
+    transferMode: 'ReportEvents',
+  })
+  return {
+    async stop() {
+      const complete = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()))
+      await cdp.send('Tracing.end')
+      await complete
+      cdp.off('Tracing.dataCollected', collect)
+      return mainThreadTasks(events)
+    },
+  }
+}
+
+/** The tasks of the busiest renderer main thread in a trace (the page's: a headless profile has no other busy renderer). */
+function mainThreadTasks(events: TraceEvent[]): MainThreadTasks {
+  const mainThreads = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`))
+  const byThread = new Map<string, number[]>()
+  for (const e of events) {
+    const thread = `${e.pid}:${e.tid}`
+    // A task's top-level slice: ThreadControllerImpl::RunTask (or RunTask in older builds).
+    if (e.ph !== 'X' || e.dur === undefined || !mainThreads.has(thread) || !/(^|::)RunTask$/.test(e.name)) continue
+    const list = byThread.get(thread) ?? []
+    list.push(e.dur / 1000)
+    byThread.set(thread, list)
+  }
+  const sum = (list: number[]) => list.reduce((a, b) => a + b, 0)
+  const durations = [...byThread.values()].sort((a, b) => sum(b) - sum(a))[0] ?? []
+  return {
+    tasks: durations.length,
+    longestMs: durations.reduce((a, b) => Math.max(a, b), 0),
+    over50: durations.filter((ms) => ms >= 50).length,
+    busyMs: sum(durations),
+  }
+}
+
+/** The page's JS heap in use after a full garbage collection, in bytes. */
+export async function heapAfterGc(cdp: CDPSession): Promise<number> {
+  await cdp.send('HeapProfiler.collectGarbage')
+  await cdp.send('HeapProfiler.collectGarbage')
+  const { usedSize } = await cdp.send('Runtime.getHeapUsage')
+  return usedSize
+}

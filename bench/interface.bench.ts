@@ -1,0 +1,336 @@
+// Benchmark 4 of issue 6: the interface, in Chromium, through the browser
+// host (e2e/host: the built renderer and the real main side), against the
+// local service seeded as in benchmark 1 (10,000 epics, 2,000 docs of ~5 KB
+// markdown, 1,000 files and the reference data) under the same scaled limit.
+// Each round, on a fresh service, host and browser profile:
+//
+//   (a) bootstrap from empty: sign in as a person does and wait for "Synced"
+//       and for the search index to catch up; every main-thread task is
+//       traced (CDP), and the JS heap is read after a full GC;
+//   (b) cold opens: close the browser, launch a new one on the same profile
+//       (the cache filled), open the app; from navigation start to the first
+//       frame painting an epic row (Element Timing on its text, and the
+//       main thread's own frame as a cross-check); median of BENCH_COLD_OPENS;
+//   (c) search keystrokes, once the index is ready: typing into the epic
+//       list's search and the command palette one key at a time, from the
+//       keydown's timestamp to the task that rendered the results, and to the
+//       next frame after it (the wait for the display's frame included).
+//
+// Goals (issue 6): first list under 300 ms, search p95 under 16 ms, no task
+// over 50 ms, heap under 200 MB. The app's gateway paces to the service's
+// scaled limit, as in benchmark 1.
+//
+// Run: npm run build && npm run bench interface
+// Knobs: BENCH_ROUNDS (3; figures are the medians of the rounds), BENCH_COLD_OPENS
+// (5 a round), BENCH_SCALE (1; 0.1 for a quick look), BENCH_WINDOW_MS (see
+// harness.ts), E2E_RENDERER_DIR (another build of the renderer).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Page } from 'playwright-core'
+import { MemorySecretStore } from '../e2e/host/memory-secrets.ts'
+import { startWebApp, type WebApp } from '../e2e/host/web-app.ts'
+import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
+import { SEARCH_MARKS } from '../src-renderer/src/data/search/index.ts'
+import { heapAfterGc, launch, probesOf, traceTasks, type BrowserWindow, type MainThreadTasks } from './browser.ts'
+import { describeLimit, describeRoutes, RATE_LIMIT, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
+import { inPage, watchKeystrokes, type Keystroke, type LongFrame, type LongTask, type SlowEvent } from './page-probes.ts'
+import { median, percentile, report, type Figure } from './report.ts'
+
+const SIZE = workspaceSize()
+const COLD_OPENS = Math.max(1, Number(process.env.BENCH_COLD_OPENS ?? 5))
+/** A bootstrap of the whole workspace, in a browser, on a 2-core machine others share. */
+const BOOTSTRAP_TIMEOUT_MS = 10 * 60_000
+
+// ---- (a) bootstrap from empty ---------------------------------------------------------------
+
+interface Bootstrap {
+  /** Sign-in click to "Synced" in the status bar. */
+  syncedMs: number
+  /** Sign-in click to the search index holding it all. */
+  indexedMs: number
+  requests: number
+  rateLimited: number
+  routes: Map<string, number>
+  tasks: MainThreadTasks
+  /** The Long Tasks API's view of the same time: tasks of 50 ms or more. */
+  longTasks: LongTask[]
+  /** The longest frames (Long Animation Frames API) and the scripts in them: what a long task was. */
+  longFrames: LongFrame[]
+  heapBytes: number
+}
+
+async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: string): Promise<Bootstrap> {
+  const { service } = bench
+  const { page, cdp, context } = await launch(profile)
+  try {
+    await page.goto(app.host.url)
+    await page.getByLabel('Service address').fill(service.baseUrl)
+    await page.getByLabel('API token').fill(service.tokens.admin)
+    const trace = await traceTasks(cdp)
+    const recording = bench.record(service.tokens.admin)
+    const pageStart = await page.evaluate(() => performance.now())
+    const started = performance.now()
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: BOOTSTRAP_TIMEOUT_MS })
+    const syncedMs = performance.now() - started
+    await searchCaughtUp(page)
+    const indexedMs = performance.now() - started
+    const traffic = recording.stop()
+    const tasks = await trace.stop()
+    const heapBytes = await heapAfterGc(cdp)
+    const probes = await probesOf(page)
+    const longTasks = probes.longTasks.filter((t) => t.start >= pageStart)
+    const longFrames = probes.longFrames.filter((f) => f.start >= pageStart).sort((a, b) => b.duration - a.duration).slice(0, 5)
+    return { syncedMs, indexedMs, requests: traffic.requests, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longFrames, heapBytes }
+  } finally {
+    await context.close()
+  }
+}
+
+/** Resolves once the page's search index has been built and has taken in every change (quiet for `quietMs`). */
+async function searchCaughtUp(page: Page, quietMs = 1_000): Promise<void> {
+  await page.waitForFunction(
+    ({ marks, quiet }) => {
+      const last = (name: string) => performance.getEntriesByName(name, 'mark').at(-1)?.startTime ?? -1
+      const ready = last(marks.ready)
+      const updating = last(marks.updating)
+      const settled = last(marks.settled)
+      const caughtUpAt = Math.max(ready, settled)
+      return ready >= 0 && caughtUpAt >= updating && performance.now() - caughtUpAt >= quiet
+    },
+    { marks: SEARCH_MARKS, quiet: quietMs },
+    { polling: 100, timeout: BOOTSTRAP_TIMEOUT_MS },
+  )
+}
+
+// ---- (b) cold open ---------------------------------------------------------------------------
+
+interface ColdOpen {
+  /** ms from navigation start: the first epic row inserted, its frame done on the main thread, its text painted. */
+  domAt: number
+  frameAt: number
+  paintAt: number | undefined
+  /** Navigation start to the search index built from the cache. */
+  searchReadyAt: number
+  tasks: MainThreadTasks
+}
+
+/** A new browser on the filled profile, the app opened, until the index is built. The window stays open. */
+async function coldOpen(app: WebApp, profile: string): Promise<{ browser: BrowserWindow; open: ColdOpen }> {
+  const browser = await launch(profile)
+  const { page, cdp } = browser
+  const trace = await traceTasks(cdp)
+  await page.goto(app.host.url)
+  await page.waitForFunction(() => (window as any).__bench.firstRow?.frameAt !== undefined, null, { polling: 50, timeout: 60_000 })
+  // Element Timing entries are delivered a little after their frame.
+  await page.waitForFunction(() => (window as any).__bench.firstRow?.paintAt !== undefined, null, { polling: 50, timeout: 2_000 }).catch(() => undefined)
+  await searchCaughtUp(page, 250)
+  const tasks = await trace.stop()
+  const { firstRow } = await probesOf(page)
+  const searchReadyAt = await page.evaluate((name) => performance.getEntriesByName(name, 'mark')[0]?.startTime ?? -1, SEARCH_MARKS.ready)
+  return { browser, open: { domAt: firstRow!.domAt, frameAt: firstRow!.frameAt!, paintAt: firstRow!.paintAt, searchReadyAt, tasks } }
+}
+
+// ---- (c) search keystrokes -----------------------------------------------------------------
+
+/** Typed letter by letter in the epic list's search: names ("Epic 4242"), typos (the index's part), ids. */
+function epicQueries(random: () => number): string[] {
+  const n = () => 1 + Math.floor(random() * SIZE.epics)
+  return Array.from({ length: 4 }, () => [`epic ${n()}`, `epik ${n()}`, `#${n()}`, `seeded epic ${n()}`]).flat()
+}
+
+/** Typed in the command palette, which searches everything: doc titles and bodies, epics, typos. */
+const PALETTE_QUERIES = [
+  'runbook 12',
+  'design note 44',
+  'retrospective',
+  'meeting notes 1999',
+  'proposal 7',
+  'research summry',
+  'onboarding',
+  'scope risks',
+  'section 7',
+  'epic 4242',
+  'task 5a',
+  'wiki',
+  'spec 300',
+]
+
+interface Typed {
+  surface: string
+  keystrokes: Keystroke[]
+  slowEvents: SlowEvent[]
+}
+
+/** Types each phrase one key at a time into the focused field, clearing it between phrases. */
+async function typePhrases(page: Page, field: string, phrases: string[], random: () => number): Promise<void> {
+  const input = page.getByLabel(field, { exact: true })
+  for (const phrase of phrases) {
+    for (const char of phrase) {
+      const n: number = await page.evaluate(() => (window as any).__keystrokes.length)
+      await page.keyboard.type(char)
+      await page.evaluate((k) => (window as any).__keystroke(k), n + 1)
+      // People type 5 to 15 keys a second; a pause off the frame rhythm, so keys land anywhere in a frame.
+      await sleep(60 + random() * 60)
+    }
+    await input.fill('')
+    await sleep(200)
+  }
+}
+
+async function typeSearches(page: Page, random: () => number): Promise<Typed[]> {
+  await page.evaluate(inPage(watchKeystrokes))
+  const typed: Typed[] = []
+  const take = async (surface: string, run: () => Promise<void>) => {
+    const from = await page.evaluate(() => [(window as any).__keystrokes.length, (window as any).__slowEvents.length])
+    await run()
+    const [keystrokes, slowEvents] = await page.evaluate(([k, s]) => [(window as any).__keystrokes.slice(k), (window as any).__slowEvents.slice(s)], from)
+    typed.push({ surface, keystrokes, slowEvents })
+  }
+  await take('epic list search', async () => {
+    await page.getByLabel('Search epics', { exact: true }).click()
+    await typePhrases(page, 'Search epics', epicQueries(random), random)
+  })
+  await take('command palette', async () => {
+    await page.keyboard.press('Control+k')
+    await page.getByLabel('Search or run a command', { exact: true }).waitFor()
+    await typePhrases(page, 'Search or run a command', PALETTE_QUERIES, random)
+    await page.keyboard.press('Escape')
+  })
+  return typed
+}
+
+interface KeystrokeFigures {
+  count: number
+  renderP50: number
+  renderP95: number
+  renderMax: number
+  paintP50: number
+  paintP95: number
+  /** Keystrokes whose DOM changed again after the measured task (the figure would undercount them). */
+  late: number
+  /** Keystrokes Event Timing reported at 16 ms or more (its durations run to the frame's presentation, in 8 ms steps). */
+  slowInteractions: number
+  slowestInteraction: number
+}
+
+function keystrokeFigures({ keystrokes: all, slowEvents }: Typed): KeystrokeFigures {
+  const keystrokes = all.filter((k) => k.paintedAt !== undefined)
+  const render = keystrokes.map((k) => k.renderedAt! - k.at)
+  const paint = keystrokes.map((k) => k.paintedAt! - k.at)
+  const interactions = new Map<number, number>()
+  for (const e of slowEvents) interactions.set(e.interactionId, Math.max(interactions.get(e.interactionId) ?? 0, e.duration))
+  return {
+    count: keystrokes.length,
+    renderP50: percentile(render, 50),
+    renderP95: percentile(render, 95),
+    renderMax: Math.max(...render),
+    paintP50: percentile(paint, 50),
+    paintP95: percentile(paint, 95),
+    late: keystrokes.filter((k) => k.mutationsPainted! > k.mutationsRendered!).length,
+    slowInteractions: interactions.size,
+    slowestInteraction: Math.max(0, ...interactions.values()),
+  }
+}
+
+// ---- a round --------------------------------------------------------------------------------
+
+interface Round {
+  bootstrap: Bootstrap
+  opens: ColdOpen[]
+  typed: Typed[]
+}
+
+async function round(index: number): Promise<Round> {
+  const bench = await startBenchService(SIZE)
+  const folder = mkdtempSync(join(os.tmpdir(), 'outpost-interface-'))
+  const profile = join(folder, 'profile')
+  // The app's gateway paces to the same scaled limit as the service, as in benchmark 1.
+  const app = await startWebApp({ rendererDir: RENDERER_DIR, dataDir: join(folder, 'host'), secrets: new MemorySecretStore(), demo: false, rateLimit: RATE_LIMIT })
+  let browser: BrowserWindow | undefined
+  try {
+    const bootstrap = await bootstrapFromEmpty(app, bench, profile)
+    console.error(`round ${index + 1}: bootstrap synced in ${(bootstrap.syncedMs / 1000).toFixed(1)} s, longest task ${bootstrap.tasks.longestMs.toFixed(0)} ms`)
+    const opens: ColdOpen[] = []
+    for (let i = 0; i < COLD_OPENS; i++) {
+      await browser?.context.close()
+      const opened = await coldOpen(app, profile)
+      browser = opened.browser
+      opens.push(opened.open)
+      console.error(`round ${index + 1}: cold open ${i + 1}: first row painted at ${(opened.open.paintAt ?? opened.open.frameAt).toFixed(0)} ms`)
+    }
+    const typed = await typeSearches(browser!.page, seededRandom(42 + index))
+    return { bootstrap, opens, typed }
+  } finally {
+    await browser?.context.close().catch(() => undefined)
+    await app.close()
+    await bench.close()
+    rmSync(folder, { recursive: true, force: true })
+  }
+}
+
+// ---- figures --------------------------------------------------------------------------------
+
+function describeFrame(frame: LongFrame | undefined): string {
+  if (!frame) return 'no frame of 50 ms or more'
+  const scripts = [...frame.scripts].sort((a, b) => b.duration - a.duration).slice(0, 2)
+  const what = scripts.map((s) => `${s.invoker || s.fn || 'script'} ${s.duration.toFixed(0)} ms`).join('; ')
+  return `longest frame ${frame.duration.toFixed(0)} ms${what ? `: ${what}` : ''}`
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(RENDERER_DIR, 'index.html'))) {
+    console.error(`interface bench: ${RENDERER_DIR} is not built; run \`npm run build\` first.`)
+    process.exit(1)
+  }
+  const rounds: Round[] = []
+  for (let i = 0; i < ROUNDS; i++) rounds.push(await round(i))
+
+  const figures: Figure[] = []
+  const add = (figure: string, value: number, unit: string, note?: string) =>
+    figures.push({ bench: 'interface', figure, value: Math.round(value * 100) / 100, unit, ...(note ? { note } : {}) })
+  const med = (pick: (r: Round) => number) => median(rounds.map(pick))
+  const boot = (pick: (b: Bootstrap) => number) => med((r) => pick(r.bootstrap))
+
+  // (a)
+  const longest = [...rounds].sort((a, b) => b.bootstrap.tasks.longestMs - a.bootstrap.tasks.longestMs)[0].bootstrap
+  add('bootstrap: sign-in to synced', boot((b) => b.syncedMs) / 1000, 's', `${boot((b) => b.requests)} requests (${describeRoutes(rounds[0].bootstrap.routes, 4)}), ${boot((b) => b.rateLimited)} answered 429`)
+  add('bootstrap: sign-in to search index complete', boot((b) => b.indexedMs) / 1000, 's')
+  add('bootstrap: longest main-thread task', boot((b) => b.tasks.longestMs), 'ms', `goal: none over 50 ms; worst round: ${describeFrame(longest.longFrames[0])}`)
+  add('bootstrap: tasks of 50 ms or more', boot((b) => b.tasks.over50), 'tasks', `of ${boot((b) => b.tasks.tasks)} tasks; main thread busy ${(boot((b) => b.tasks.busyMs) / 1000).toFixed(1)} s`)
+  add('bootstrap: long tasks (Long Tasks API)', boot((b) => b.longTasks.length), 'tasks', `longest ${boot((b) => Math.max(0, ...b.longTasks.map((t) => t.duration))).toFixed(0)} ms`)
+  add('bootstrap: JS heap after it', boot((b) => b.heapBytes) / 2 ** 20, 'MB', 'after a full GC; goal: under 200 MB')
+
+  // (b): the median of each round's cold opens, then of the rounds.
+  const opens = (pick: (o: ColdOpen) => number) => med((r) => median(r.opens.map(pick)))
+  const painted = (o: ColdOpen) => o.paintAt ?? o.frameAt
+  add('cold open: first epic list painted', opens(painted), 'ms', `from navigation start, Element Timing; median of ${COLD_OPENS} opens; goal: under 300 ms`)
+  add('cold open: first epic row in the DOM', opens((o) => o.domAt), 'ms')
+  add('cold open: its frame done on the main thread', opens((o) => o.frameAt), 'ms', 'rAF, then the task after it')
+  add('cold open: slowest of the opens', med((r) => Math.max(...r.opens.map(painted))), 'ms')
+  add('cold open: search index built', opens((o) => o.searchReadyAt), 'ms', 'from navigation start')
+  add('cold open: longest main-thread task', opens((o) => o.tasks.longestMs), 'ms', `to the index built; tasks of 50 ms or more: ${opens((o) => o.tasks.over50)}`)
+
+  // (c)
+  const surfaces = rounds[0].typed.map((t) => t.surface)
+  for (const [i, surface] of surfaces.entries()) {
+    const per = rounds.map((r) => keystrokeFigures(r.typed[i]))
+    const k = (pick: (f: KeystrokeFigures) => number) => median(per.map(pick))
+    add(`${surface}: keystroke to results rendered, p50`, k((f) => f.renderP50), 'ms', `${k((f) => f.count)} keystrokes a round`)
+    add(`${surface}: keystroke to results rendered, p95`, k((f) => f.renderP95), 'ms', 'goal: under 16 ms')
+    add(`${surface}: keystroke to results rendered, max`, k((f) => f.renderMax), 'ms')
+    add(`${surface}: keystroke to next frame, p50`, k((f) => f.paintP50), 'ms', 'includes the wait for the display\'s next frame (16.7 ms apart)')
+    add(`${surface}: keystroke to next frame, p95`, k((f) => f.paintP95), 'ms')
+    add(`${surface}: keystrokes Event Timing found slow`, k((f) => f.slowInteractions), 'keystrokes', `16 ms or more to presentation; slowest ${k((f) => f.slowestInteraction)} ms; DOM changed after the frame: ${k((f) => f.late)}`)
+  }
+
+  report(
+    `Interface: ${SIZE.epics} epics, ${SIZE.docs} docs, ${SIZE.files} files in headless Chromium through the browser host; ` +
+      `rate limit ${describeLimit()}; median of ${ROUNDS} rounds (load average ${os.loadavg()[0].toFixed(2)} on ${os.availableParallelism()} cores)`,
+    figures,
+  )
+}
+
+await main()

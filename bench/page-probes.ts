@@ -1,0 +1,184 @@
+// What the interface benchmark watches from inside the page: standard
+// performance APIs only (PerformanceObserver, MutationObserver, Element
+// Timing, requestAnimationFrame), installed before the app's own scripts run.
+// Nothing here changes the app: it reads the DOM and the performance timeline.
+//
+// These functions run in Chromium, not in Node: they are sent as source text
+// (`inPage`), so each must be self-contained (no imports, no outer names).
+
+/** One main-thread task of 50 ms or more (Long Tasks API). */
+export interface LongTask {
+  start: number
+  duration: number
+}
+
+/** A frame that took 50 ms or more (Long Animation Frames API), with the scripts that ran in it. */
+export interface LongFrame {
+  start: number
+  duration: number
+  blockingDuration: number
+  scripts: { invoker: string; fn: string; url: string; duration: number }[]
+}
+
+/** When the first epic row reached the page, in ms since navigation start (performance.timeOrigin). */
+export interface FirstRow {
+  /** The row was inserted into the DOM. */
+  domAt: number
+  /** The main thread finished the first frame holding it (rAF, then the task after it). */
+  frameAt?: number
+  /** Element Timing: when its text was painted. */
+  paintAt?: number
+}
+
+/** What the probes collected so far (window.__bench). */
+export interface Probes {
+  longTasks: LongTask[]
+  longFrames: LongFrame[]
+  firstRow: FirstRow | null
+}
+
+/**
+ * Installed at document start in every page of the profile: long tasks and
+ * long frames as they happen, and the first epic row's paint.
+ */
+export function installProbes(): void {
+  const probes: Probes = { longTasks: [], longFrames: [], firstRow: null }
+  ;(window as unknown as { __bench: Probes }).__bench = probes
+  const observe = (type: string, take: (entry: any) => void, options: Record<string, unknown> = {}) => {
+    try {
+      new PerformanceObserver((list) => list.getEntries().forEach(take)).observe({ type, buffered: true, ...options })
+    } catch {
+      // An entry type this Chromium does not have: its figure stays empty.
+    }
+  }
+  observe('longtask', (e) => probes.longTasks.push({ start: e.startTime, duration: e.duration }))
+  observe('long-animation-frame', (e) =>
+    probes.longFrames.push({
+      start: e.startTime,
+      duration: e.duration,
+      blockingDuration: e.blockingDuration,
+      scripts: (e.scripts ?? []).map((s: any) => ({ invoker: s.invoker, fn: s.sourceFunctionName, url: s.sourceURL, duration: s.duration })),
+    }),
+  )
+  observe('element', (e) => {
+    if (e.identifier === 'first-epic-row' && probes.firstRow) probes.firstRow.paintAt = e.renderTime || e.startTime
+  })
+
+  // The first row of the epic list: its text is marked for Element Timing before its first paint
+  // (a MutationObserver callback runs before the frame), and the frame is timed from the main thread too.
+  const rows = new MutationObserver(() => {
+    const row = document.querySelector('[id^="epic-row-"]')
+    if (!row) return
+    rows.disconnect()
+    const firstRow: FirstRow = { domAt: performance.now() }
+    probes.firstRow = firstRow
+    const text = row.querySelector('.name') ?? row
+    text.setAttribute('elementtiming', 'first-epic-row')
+    requestAnimationFrame(() => {
+      const channel = new MessageChannel()
+      channel.port1.onmessage = () => (firstRow.frameAt = performance.now())
+      channel.port2.postMessage(null)
+    })
+  })
+  rows.observe(document, { childList: true, subtree: true })
+}
+
+/** One keystroke in a search field, in ms since navigation start. */
+export interface Keystroke {
+  key: string
+  /** The field's value before the key. */
+  before: string
+  /** The keydown's own timestamp (when the browser received the key). */
+  at: number
+  /** The task that handled the input (the app's handlers, the search, the DOM update) was over. */
+  renderedAt?: number
+  /** The main thread finished the next frame after it. */
+  paintedAt?: number
+  /** DOM changes the keystroke made by renderedAt, and by paintedAt (more at paintedAt: some came late). */
+  mutationsRendered?: number
+  mutationsPainted?: number
+}
+
+/** Event Timing entries of the keystrokes (only those of 16 ms or more are reported by the browser). */
+export interface SlowEvent {
+  name: string
+  duration: number
+  processing: number
+  interactionId: number
+}
+
+/**
+ * Times every printable keystroke (and Backspace) in a text field from now on:
+ * window.__keystrokes, and window.__keystroke(n) resolves once the n-th is painted.
+ */
+export function watchKeystrokes(): void {
+  const records: Keystroke[] = []
+  const slow: SlowEvent[] = []
+  const waiting = new Map<number, () => void>()
+  const w = window as unknown as { __keystrokes: Keystroke[]; __slowEvents: SlowEvent[]; __keystroke: (n: number) => Promise<void> }
+  w.__keystrokes = records
+  w.__slowEvents = slow
+  w.__keystroke = (n) =>
+    new Promise<void>((resolve) => {
+      if (records[n - 1]?.paintedAt !== undefined) return resolve()
+      waiting.set(n, resolve)
+      // A key that changed nothing (no input event) is not waited for forever.
+      setTimeout(resolve, 5_000)
+    })
+  const afterThisTask = (run: (now: number) => void) => {
+    const channel = new MessageChannel()
+    channel.port1.onmessage = () => run(performance.now())
+    channel.port2.postMessage(null)
+  }
+
+  let mutations = 0
+  new MutationObserver((list) => (mutations += list.length)).observe(document.body, { childList: true, subtree: true, characterData: true })
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries() as any[]) {
+      if (e.interactionId) slow.push({ name: e.name, duration: e.duration, processing: e.processingEnd - e.processingStart, interactionId: e.interactionId })
+    }
+  }).observe({ type: 'event', durationThreshold: 16 } as PerformanceObserverInit)
+
+  let current: Keystroke | undefined
+  addEventListener(
+    'keydown',
+    (event) => {
+      const field = event.target
+      const typed = event.key.length === 1 || event.key === 'Backspace'
+      current = field instanceof HTMLInputElement && typed && !event.ctrlKey && !event.metaKey && !event.altKey ? { key: event.key, before: field.value, at: event.timeStamp } : undefined
+    },
+    true,
+  )
+  addEventListener(
+    'input',
+    () => {
+      const record = current
+      current = undefined
+      if (!record) return
+      const start = mutations
+      records.push(record)
+      const n = records.length
+      afterThisTask((renderedAt) => {
+        record.renderedAt = renderedAt
+        record.mutationsRendered = mutations - start
+        requestAnimationFrame(() =>
+          afterThisTask((paintedAt) => {
+            record.paintedAt = paintedAt
+            record.mutationsPainted = mutations - start
+            waiting.get(n)?.()
+            waiting.delete(n)
+          }),
+        )
+      })
+    },
+    true,
+  )
+}
+
+/**
+ * A page function as script text. tsx compiles with esbuild's keepNames, which
+ * wraps named functions in `__name(...)`: the page gets a stand-in for it.
+ */
+export function inPage(fn: () => void): string {
+  return `globalThis.__name ??= (f) => f;\n(${fn.toString()})();`
+}
