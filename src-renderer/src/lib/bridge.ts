@@ -83,6 +83,9 @@ function fromBase64(text: string): Uint8Array {
 
 /** A host message, with the bytes the host sent as base64 (files.read) made a Uint8Array again. */
 export function decodeHostMessage(text: string): HostMessage {
+  // A reviver costs a call per value: on a 17 MB epic list that is a 134 ms task
+  // against 22 ms without. Only answers that carry bytes need it.
+  if (!text.includes(HOST_BYTES_KEY)) return JSON.parse(text) as HostMessage
   return JSON.parse(text, (_key, value: unknown) => {
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       const encoded = (value as Record<string, unknown>)[HOST_BYTES_KEY]
