@@ -123,23 +123,6 @@ export function sanitizeHtml(dirty: string | null | undefined): string {
   return instance().sanitize(dirty, CONFIG)
 }
 
-/** Plain text of server HTML (for previews, search snippets, titles). */
-export function htmlToText(dirty: string | null | undefined): string {
-  const clean = sanitizeHtml(dirty)
-  if (!clean) return ''
-  // Blocks end with a space, so "<h1>Title</h1><p>Text</p>" reads "Title Text".
-  const spaced = clean.replace(/<\/(?:p|div|h[1-6]|li|tr|td|th|pre|blockquote|dt|dd)>|<br\s*\/?>/gi, '$& ')
-  const doc = new DOMParser().parseFromString(spaced, 'text/html')
-  return (doc.body.textContent ?? '').replace(/\s+/g, ' ').trim()
-}
-
-/** The link a click landed on, when it leaves the app (http(s) or mail). */
-export function externalLinkOf(event: MouseEvent): HTMLAnchorElement | undefined {
-  const target = event.target instanceof Element ? event.target.closest('a[href]') : null
-  if (!(target instanceof HTMLAnchorElement)) return undefined
-  return SAFE_LINK.test(target.getAttribute('href') ?? '') ? target : undefined
-}
-
 /** The URL when it is an absolute http(s) address, else undefined: only those open from Outpost. */
 export function httpUrlOf(url: string): string | undefined {
   try {
