@@ -23,7 +23,7 @@
 //   noticed this gets the floor's request count without any sync engine.
 import type { Epic, EpicSlim } from '@shortcut/client'
 import type { Doc as DocV4, Epic as EpicV4 } from '@shortcut/client/v4'
-import { allOf, eachAtMost, type Official } from './official.ts'
+import { eachAtMost, itemsOf, type Official } from './official.ts'
 
 // The client's v4 types make every field optional (a `fields` query may leave
 // any out); without `fields`, as here, every field is there.
@@ -37,11 +37,12 @@ export interface Mirror {
   docs: Map<string, DocV4>
 }
 
-/** Every list the API serves whole, and the doc pages: what both ways share. */
-export async function fetchLists(official: Official): Promise<Mirror> {
-  const { v3, ws } = official
-  const data = <T>(answer: Promise<{ data: T }>) => answer.then((a) => a.data)
-  const [members, groups, categories, objectives, labels, customFields, files, linkedFiles, workflow, epics] = await Promise.all([
+const data = <T>(answer: Promise<{ data: T }>) => answer.then((a) => a.data)
+
+/** The reference data: the lists the API serves whole, one request each (./incremental.ts lists them again every run). */
+export async function fetchReference(official: Official): Promise<Mirror['reference']> {
+  const { v3 } = official
+  const [members, groups, categories, objectives, labels, customFields, files, linkedFiles, workflow] = await Promise.all([
     data(v3.listMembers()),
     data(v3.listGroups()),
     data(v3.listCategories()),
@@ -51,11 +52,16 @@ export async function fetchLists(official: Official): Promise<Mirror> {
     data(v3.listFiles()),
     data(v3.listLinkedFiles()),
     data(v3.getEpicWorkflow()),
-    data(v3.listEpics({ includes_description: true })),
   ])
-  const docs = await allOf(official, ws.listDocs({ limit: 100, filter: 'include_archived' }))
+  return { members, groups, categories, objectives, labels, customFields, files, linkedFiles, epicStates: workflow.epic_states }
+}
+
+/** The reference data, the v3 epic list and the doc pages: what both ways share. */
+export async function fetchLists(official: Official): Promise<Mirror> {
+  const [reference, epics] = await Promise.all([fetchReference(official), data(official.v3.listEpics({ includes_description: true }))])
+  const docs = await itemsOf(official, official.ws.listDocs({ limit: 100, filter: 'include_archived' }))
   return {
-    reference: { members, groups, categories, objectives, labels, customFields, files, linkedFiles, epicStates: workflow.epic_states },
+    reference,
     epics: new Map(epics.map((e) => [e.id, e])),
     epicPages: new Map(),
     docs: new Map(docs.map((d) => [d.id!, d])),
@@ -71,7 +77,7 @@ export async function fetchEpicDetails(official: Official, mirror: Mirror, ids: 
 
 /** Comments and health as the v4 epic pages embed them. */
 export async function fetchEpicPages(official: Official, mirror: Mirror): Promise<void> {
-  for (const epic of await allOf(official, official.ws.listEpics({ limit: 100, filter: 'include_archived' }))) {
+  for (const epic of await itemsOf(official, official.ws.listEpics({ limit: 100, filter: 'include_archived' }))) {
     mirror.epicPages.set(epic.id!, epic)
   }
 }

@@ -11,8 +11,8 @@
 //   those lists have no "changed since" and the client offers no schedule.
 // - Deletions are not looked for (that would be the v3 epic and doc lists too).
 import type { Doc as DocV4, Epic as EpicV4, ShortcutV4Page } from '@shortcut/client/v4'
-import type { Mirror } from './bootstrap.ts'
-import { eachAtMost, type Official } from './official.ts'
+import { fetchReference, type Mirror } from './bootstrap.ts'
+import { eachAtMost, itemsOf, type Official } from './official.ts'
 
 /** The newest updated_at seen of epics and docs: where the next run stops. */
 export interface Marks {
@@ -29,35 +29,21 @@ export async function currentMarks(official: Official): Promise<Marks> {
   return { epics: await newest<EpicV4>(ws.listEpics(query)), docs: await newest<DocV4>(ws.listDocs(query)) }
 }
 
-/** What changed after `mark`, newest first. */
-async function changedSince<T extends { updated_at?: string }>(official: Official, first: Promise<ShortcutV4Page<T>>, mark: string): Promise<T[]> {
-  const out: T[] = []
-  for await (const item of official.v4.paginate(first)) {
-    if (item.updated_at! <= mark) break
-    out.push(item)
-  }
-  return out
+/** What changed after `mark`, newest first (the walk stops at the first item no newer). */
+function changedSince<T extends { updated_at?: string }>(official: Official, first: Promise<ShortcutV4Page<T>>, mark: string): Promise<T[]> {
+  return itemsOf(official, first, (item) => item.updated_at! > mark)
 }
 
 /** One incremental run: updates `mirror` in place and returns the new marks. */
 export async function syncChanges(official: Official, mirror: Mirror, marks: Marks): Promise<{ marks: Marks; epics: number; docs: number }> {
   const { v3, ws } = official
-  const data = <T>(answer: Promise<{ data: T }>) => answer.then((a) => a.data)
   const newestFirst = { limit: 100, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived' } as const
-  const [members, groups, categories, objectives, labels, customFields, files, linkedFiles, workflow, epics, docs] = await Promise.all([
-    data(v3.listMembers()),
-    data(v3.listGroups()),
-    data(v3.listCategories()),
-    data(v3.listObjectives()),
-    data(v3.listLabels()),
-    data(v3.listCustomFields()),
-    data(v3.listFiles()),
-    data(v3.listLinkedFiles()),
-    data(v3.getEpicWorkflow()),
+  const [reference, epics, docs] = await Promise.all([
+    fetchReference(official),
     changedSince<EpicV4>(official, ws.listEpics(newestFirst), marks.epics),
     changedSince<DocV4>(official, ws.listDocs(newestFirst), marks.docs),
   ])
-  mirror.reference = { members, groups, categories, objectives, labels, customFields, files, linkedFiles, epicStates: workflow.epic_states }
+  mirror.reference = reference
   for (const doc of docs) mirror.docs.set(doc.id!, doc)
   await eachAtMost(epics, async (epic) => {
     mirror.epics.set(epic.id!, (await v3.getEpic(epic.id!)).data)

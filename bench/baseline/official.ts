@@ -84,9 +84,15 @@ export async function eachAtMost<T, R>(items: readonly T[], work: (item: T) => P
   return results
 }
 
-/** Every item of a v4 list, page after page (`paginate` follows next_page_url). */
-export async function allOf<T>(official: Official, first: Promise<ShortcutV4Page<T>>): Promise<T[]> {
+/**
+ * The items of a v4 list, page after page (`paginate` follows next_page_url):
+ * all of them, or up to the first one `wanted` refuses (no page after it is fetched).
+ */
+export async function itemsOf<T>(official: Official, first: Promise<ShortcutV4Page<T>>, wanted: (item: T) => boolean = () => true): Promise<T[]> {
   const out: T[] = []
-  for await (const item of official.v4.paginate(first)) out.push(item)
+  for await (const item of official.v4.paginate(first)) {
+    if (!wanted(item)) break
+    out.push(item)
+  }
   return out
 }

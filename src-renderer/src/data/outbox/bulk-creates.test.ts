@@ -6,12 +6,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { v3 } from '../../../../src-server/testing.ts'
 import { mergedEpic } from '../overlay.ts'
 import { outboxRecords, outboxStatus } from './records.ts'
-import { actionsFor, counting, fillCache, offline, replayFast, startKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
 beforeEach(async () => {
-  kit = await startKit({ seed: 'demo' })
-  await fillCache(kit.db, kit.transport)
+  kit = (await startFilledKit({ seed: 'demo' })).kit
 })
 afterEach(async () => kit.close())
 

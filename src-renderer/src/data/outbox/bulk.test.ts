@@ -5,13 +5,12 @@ import { v3 } from '../../../../src-server/testing.ts'
 import { mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords, outboxStatus } from './records.ts'
-import { actionsFor, counting, fillCache, offline, replayFast, startKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  kit = await startKit({ seed: { epics: 150 } })
-  await fillCache(kit.db, kit.transport)
+  kit = (await startFilledKit({ seed: { epics: 150 } })).kit
   epics = await kit.db.epics.orderBy('id').toArray()
 })
 afterEach(async () => kit.close())

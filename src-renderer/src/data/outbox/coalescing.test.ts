@@ -5,14 +5,12 @@ import { v3, v4 } from '../../../../src-server/testing.ts'
 import { mergedComments, mergedDocEpics, mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
-import { actionsFor, counting, fillCache, gated, offline, replayFast, startKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, gated, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  kit = await startKit()
-  await fillCache(kit.db, kit.transport)
-  epics = (await kit.db.epics.orderBy('id').toArray()).filter((e) => !e.archived)
+  ({ kit, epics } = await startFilledKit())
 })
 afterEach(async () => kit.close())
 

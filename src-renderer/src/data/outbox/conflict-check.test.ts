@@ -6,12 +6,11 @@ import { v4 } from '../../../../src-server/testing.ts'
 import { mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
-import { actionsFor, counting, fillCache, offline, replayFast, startKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
 beforeEach(async () => {
-  kit = await startKit({ seed: { epics: 150 } })
-  await fillCache(kit.db, kit.transport)
+  kit = (await startFilledKit({ seed: { epics: 150 } })).kit
 })
 afterEach(async () => kit.close())
 

@@ -6,14 +6,12 @@ import { v3, v4 } from '../../../../src-server/testing.ts'
 import { mergedComments, mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords, outboxStatus, resolveConflict } from './records.ts'
-import { actionsFor, counting, fillCache, fillComments, offline, replayFast, startKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, fillComments, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  kit = await startKit()
-  await fillCache(kit.db, kit.transport)
-  epics = (await kit.db.epics.orderBy('id').toArray()).filter((e) => !e.archived)
+  ({ kit, epics } = await startFilledKit())
 })
 afterEach(async () => kit.close())
 

@@ -6,14 +6,12 @@ import { mergedComments, mergedEpic, mergedObjective } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
 import { readyRecords } from './replay.ts'
-import { actionsFor, fillCache, gated, offline, replayFast, replayUntilDone, startKit, type Kit } from './test-kit.ts'
+import { actionsFor, gated, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  kit = await startKit()
-  await fillCache(kit.db, kit.transport)
-  epics = (await kit.db.epics.orderBy('id').toArray()).filter((e) => !e.archived)
+  ({ kit, epics } = await startFilledKit())
 })
 afterEach(async () => kit.close())
 

@@ -8,14 +8,12 @@ import { v3, v4, walk } from '../../../../src-server/testing.ts'
 import { mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords, outboxStatus } from './records.ts'
-import { actionsFor, counting, fillCache, fillComments, killing, offline, replayFast, startKit, tempFile, type Kit } from './test-kit.ts'
+import { actionsFor, counting, fillCache, fillComments, killing, offline, replayFast, startFilledKit, tempFile, type Kit } from './test-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  kit = await startKit({ seed: 'demo', faultSeed: Number(process.env.EO_SEED ?? 11) })
-  await fillCache(kit.db, kit.transport)
-  epics = (await kit.db.epics.orderBy('id').toArray()).filter((e) => !e.archived)
+  ({ kit, epics } = await startFilledKit({ seed: 'demo', faultSeed: Number(process.env.EO_SEED ?? 11) }))
 })
 afterEach(async () => kit.close())
 

@@ -6,14 +6,12 @@ import { READ_ONLY_MESSAGE, WriteRefused } from '../actions.ts'
 import { mergedComments, mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { discardRecord, outboxRecords, outboxStatus, retryRecord } from './records.ts'
-import { actionsFor, fillCache, offline, replayFast, replayUntilDone, startKit, type Kit } from './test-kit.ts'
+import { actionsFor, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  kit = await startKit()
-  await fillCache(kit.db, kit.transport)
-  epics = (await kit.db.epics.orderBy('id').toArray()).filter((e) => !e.archived)
+  ({ kit, epics } = await startFilledKit())
 })
 afterEach(async () => kit.close())
 

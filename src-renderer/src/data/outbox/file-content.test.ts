@@ -8,14 +8,13 @@ import { v3 } from '../../../../src-server/testing.ts'
 import { startDataEngine, type DataEngine } from '../engine.ts'
 import type { CachedFile } from '../types.ts'
 import { outboxStatus } from './records.ts'
-import { actionsFor, fillCache, offline, replayFast, startKit, type Kit } from './test-kit.ts'
+import { actionsFor, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
 let engine: DataEngine
 let files: CachedFile[]
 beforeEach(async () => {
-  kit = await startKit({ seed: 'demo' })
-  await fillCache(kit.db, kit.transport)
+  kit = (await startFilledKit({ seed: 'demo' })).kit
   engine = startDataEngine({ db: kit.db, transport: kit.transport, sync: { fileBudgetBytes: 50 * 1024 * 1024 } })
   files = await kit.db.files.orderBy('id').toArray()
 })

@@ -8,14 +8,12 @@ import { mergedEpic, mergedLabels } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { discardRecord, outboxRecords, outboxStatus, retryRecord } from './records.ts'
 import { readyRecords } from './replay.ts'
-import { actionsFor, counting, fillCache, offline, replayFast, replayUntilDone, startKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  kit = await startKit({ seed: 'demo' })
-  await fillCache(kit.db, kit.transport)
-  epics = (await kit.db.epics.orderBy('id').toArray()).filter((e) => !e.archived)
+  ({ kit, epics } = await startFilledKit({ seed: 'demo' }))
 })
 afterEach(async () => kit.close())
 

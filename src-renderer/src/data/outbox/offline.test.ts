@@ -9,13 +9,12 @@ import { v3, v4 } from '../../../../src-server/testing.ts'
 import { mergedComments, mergedDocEpics, mergedEpic, mergedEpics, mergedFiles, mergedLinkedFiles } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxStatus } from './records.ts'
-import { actionsFor, fillCache, fillComments, offline, replayFast, replayUntilDone, startKit, startKitOn, tempFile, type Kit } from './test-kit.ts'
+import { actionsFor, fillCache, fillComments, offline, replayFast, replayUntilDone, startFilledKit, startKitOn, tempFile, type Kit } from './test-kit.ts'
 
 describe('offline edits', () => {
   let kit: Kit
   beforeEach(async () => {
-    kit = await startKit()
-    await fillCache(kit.db, kit.transport)
+    kit = (await startFilledKit()).kit
   })
   afterEach(async () => kit.close())
 
@@ -96,8 +95,7 @@ describe('offline edits', () => {
 describe('every other write the UI offers', () => {
   let kit: Kit
   beforeEach(async () => {
-    kit = await startKit()
-    await fillCache(kit.db, kit.transport)
+    kit = (await startFilledKit()).kit
   })
   afterEach(async () => kit.close())
 

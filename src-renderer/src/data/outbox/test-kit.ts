@@ -23,6 +23,7 @@ import { categoryFromV4, commentsFromV3, docFromV4, epicFromV4, fileFromV3, labe
 import { OutpostDb } from '../db.ts'
 import { gatewayTransport } from '../gateway-transport.ts'
 import { TransportError, type ApiRequest, type Transport } from '../transport.ts'
+import type { CachedEpic } from '../types.ts'
 import { outboxStatus } from './records.ts'
 import { replay, type ReplayOptions, type ReplayResult } from './replay.ts'
 
@@ -122,6 +123,17 @@ export async function fillCache(db: OutpostDb, t: Transport): Promise<void> {
     await db.files.bulkPut(files)
     await db.linkedFiles.bulkPut(linkedFiles)
   })
+}
+
+/**
+ * What most outbox tests start from: a kit on a fresh service, its cache
+ * filled, and the cached epics that are not archived, by id.
+ */
+export async function startFilledKit(options?: ServiceOptions): Promise<{ kit: Kit; epics: CachedEpic[] }> {
+  const kit = await startKit(options)
+  await fillCache(kit.db, kit.transport)
+  const epics = (await kit.db.epics.orderBy('id').toArray()).filter((e) => !e.archived)
+  return { kit, epics }
 }
 
 /** The comments of one epic into the cache. */

@@ -22,6 +22,28 @@ describe('search text', () => {
     expect(text).toContain('const a = 1')
   })
 
+  it('keeps the words of links and images and drops their targets, however they are written', () => {
+    const cases: [string, string][] = [
+      ['[a](https://x.test/a\\)b) after', 'a after'],
+      ['[a](https://x.test/a\\(b) after', 'a after'],
+      ['[a](<x y>) after', 'a after'],
+      ['[a](<x (y>) after', 'a after'],
+      ['[Foo](https://en.wikipedia.org/wiki/Foo_(bar)) after', 'Foo after'],
+      ['[Foo](https://x.test/a_(b_(c))) after', 'Foo after'],
+      ['[a](https://x.test "A title") after', 'a after'],
+      ['[a](https://x.test (a title)) after', 'a after'],
+      ['[a]() after', 'a after'],
+      ['[see [this] one](https://x.test) after', 'see [this] one after'],
+      ['![alt (text)](img_(1).png) after', 'alt (text) after'],
+      ['[![alt](img.png)](https://x.test/(a)) after', 'alt after'],
+      ['(see [a](https://x.test)) and [b](https://y.test)', '(see a) and b'],
+    ]
+    for (const [md, text] of cases) expect(markdownText(md), md).toBe(text)
+    // Not links: a space in a bare target, an unbalanced parenthesis.
+    expect(markdownText('[a](x y) after')).toBe('[a](x y) after')
+    expect(markdownText('[a](x(y) after')).toBe('[a](x(y) after')
+  })
+
   it('cuts a snippet around the first matching word', () => {
     const body = `${'lorem '.repeat(40)}the needle sits here ${'ipsum '.repeat(40)}`
     const s = snippet(body, ['needle'])!

@@ -21,7 +21,6 @@ export function markdownExcerpt(source: string | null | undefined, max = 160): s
   const blocks = source
     .replace(/```[\s\S]*?```/g, ' ') // code blocks
     .replace(/^\s*[-*_|: ]{3,}\s*$/gm, ' ') // rules and table separator rows
-    .replace(/\]\((?:\\.|[^)\\])*\)/g, ']()') // link targets, escaped parentheses and all
   const text = markdownText(blocks).replace(/\s+/g, ' ').trim()
   return text.length > max ? `${text.slice(0, max - 1)}…` : text
 }
