@@ -57,6 +57,8 @@ export interface ApiCallRequest {
   query?: Record<string, ApiQueryValue | ApiQueryValue[]>
   body?: unknown
   lane?: ApiLane
+  /** Keep only these fields of the answer (of each entity of a list): less to send to the window. */
+  fields?: readonly string[]
 }
 
 export interface UploadRequest {

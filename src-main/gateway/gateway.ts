@@ -52,6 +52,12 @@ interface CommonOptions {
   /** Default: user-write for writes, user-read for reads; background sync says `sync`. */
   lane?: Lane
   signal?: AbortSignal
+  /**
+   * Keep only these fields of the answer (of each entity, when it is a list).
+   * The v3 lists have no `fields` parameter of their own: this spares the
+   * renderer the decoding of what it does not keep (10,000 epics: 17 MB to 7).
+   */
+  fields?: readonly string[]
 }
 
 /** `params` is required exactly when the operation's path has parameters. */
@@ -159,7 +165,7 @@ export class Gateway {
       headers['content-type'] = 'application/json'
       body = () => json
     }
-    return this.exchange<T>({
+    const answer = await this.exchange<T>({
       what: name,
       method: op.method,
       url,
@@ -170,6 +176,7 @@ export class Gateway {
       signal: opts.signal,
       accept: readAnswer as (r: Dispatcher.ResponseData) => Promise<T>,
     })
+    return opts.fields ? (pickFields(answer, opts.fields) as T) : answer
   }
 
   /**
@@ -391,6 +398,18 @@ function withAttempts(error: GatewayError, attempts: number): GatewayError {
 
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
+}
+
+/** An entity, or each entity of a list, with only `fields` (those it has). Anything else is left as it is. */
+export function pickFields(answer: unknown, fields: readonly string[]): unknown {
+  const pick = (entity: unknown) => {
+    if (typeof entity !== 'object' || entity === null || Array.isArray(entity)) return entity
+    const source = entity as Record<string, unknown>
+    const out: Record<string, unknown> = {}
+    for (const field of fields) if (Object.hasOwn(source, field)) out[field] = source[field]
+    return out
+  }
+  return Array.isArray(answer) ? answer.map(pick) : pick(answer)
 }
 
 /** A 2xx answer: JSON when it says so (a v4 entity out of its wrapper), text otherwise, undefined when empty. */

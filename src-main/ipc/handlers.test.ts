@@ -55,6 +55,9 @@ describe('dispatch', () => {
     expect(await ask('outpost:accounts.add', 'http://x')).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
     expect(await ask('outpost:api.call', { operation: 'epics.list', lane: 'vip' })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
     expect(await ask('outpost:api.call', { operation: 'epics.get', params: { id: { $gt: 1 } } })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    for (const fields of ['id', [1], ['id; drop'], ['__proto__ x'], Array.from({ length: 101 }, (_, i) => `f${i}`)]) {
+      expect(await ask('outpost:api.call', { operation: 'epics.v3List', fields })).toMatchObject({ ok: false, error: { kind: 'invalid-request', message: expect.stringContaining('fields') } })
+    }
     expect(await ask('outpost:files.upload', { uploadId: 'u', paths: ['/a', '/b', '/c', '/d', '/e'] })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
     expect(await ask('outpost:files.download', { downloadId: 'd', fileId: -3 })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
   })
@@ -74,6 +77,10 @@ describe('the handler table', () => {
     expect(JSON.stringify(added)).not.toContain(service.tokens.member)
     expect(events.map(([e]) => e)).toEqual(['outpost:accounts-changed'])
     expect((await ask('outpost:api.call', { operation: 'whoami' })).value).toMatchObject({ member: { name: 'Max Member' } })
+    // Only the fields asked for reach the window, of each entity of a list.
+    const slim = (await ask('outpost:api.call', { operation: 'epics.v3List', fields: ['id', 'position', 'no_such_field'] })).value as Record<string, unknown>[]
+    expect(slim.length).toBeGreaterThan(0)
+    for (const epic of slim) expect(Object.keys(epic).sort()).toEqual(['id', 'position'])
     // A path parameter left out is the request's fault, said as such.
     expect(await ask('outpost:api.call', { operation: 'epics.get' })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'invalid-request' } })
   })

@@ -41,6 +41,14 @@ const isParam = (v: unknown): v is string | number => typeof v === 'string' || (
 const isScalar = (v: unknown): v is ApiQueryValue => v === undefined || v === null || typeof v === 'boolean' || isParam(v)
 const isQueryValue = (v: unknown): v is ApiQueryValue | ApiQueryValue[] => isScalar(v) || (Array.isArray(v) && v.length <= 100 && v.every(isScalar))
 
+/** Field names to keep of an answer: up to 100 names of letters, digits and underscores. */
+function fieldNames(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length > 100 || !value.every((f) => typeof f === 'string' && /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(f))) {
+    invalid('fields must list up to 100 field names (letters, digits and _)')
+  }
+  return value as string[]
+}
+
 const CHECKS: { [C in RequestChannel]: Check<C> } = {
   'outpost:accounts.list': nothing,
   'outpost:accounts.current': nothing,
@@ -63,6 +71,7 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
       query: scalars(r.query, 'query', isQueryValue),
       body: r.body,
       lane: r.lane as RequestOf<'outpost:api.call'>['lane'],
+      fields: r.fields === undefined ? undefined : fieldNames(r.fields),
     }
   },
   'outpost:files.upload': (request) => {

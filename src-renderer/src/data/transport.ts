@@ -10,6 +10,8 @@ export interface ApiRequest {
   query?: Record<string, QueryValue | QueryValue[]>
   body?: unknown
   lane?: Lane
+  /** Keep only these fields of the answer (of each entity of a list): the main side drops the rest before sending it. */
+  fields?: readonly string[]
 }
 
 export interface FileOnDisk {

@@ -31,6 +31,7 @@ import {
   categoryFromV4,
   commentFromV3,
   commentsFromV3,
+  EPIC_V3_FIELDS,
   epicFromV3,
   fileFromV3,
   healthFromV3,
@@ -304,7 +305,7 @@ export async function epicsChangedSince(ctx: RequestContext, since: string, maxP
  * most of the bytes); without them a row has none, so the cached one stays.
  */
 export async function allEpics(ctx: RequestContext, withDescriptions: boolean): Promise<Map<number, Row>> {
-  const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { query: withDescriptions ? { includes_description: true } : {} })
+  const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { query: withDescriptions ? { includes_description: true } : {}, fields: EPIC_V3_FIELDS })
   return new Map(list.map((e) => {
     const row = epicFromV3(e) as unknown as Row
     if (e.description === undefined) delete row.description

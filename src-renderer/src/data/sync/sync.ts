@@ -28,6 +28,7 @@
 // (the v3 epic list, which also refreshes positions, and the v3 doc list) when
 // due. A whole list removes only rows the cache held before it was asked for
 // (see knownIds), so a create written back while it was on its way stays.
+import { EPIC_V3_FIELDS } from '../convert.ts'
 import { failureOf } from '../transport.ts'
 import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { DocSlimV3 } from '../../../../src-shared/api/v3/docs.ts'
@@ -117,7 +118,8 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
       } else if (kind === 'epicList') {
         if (!due(cp, ctx.options.sweepIntervalMs)) continue
         const known = await knownIds(ctx.db.epics)
-        const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List')
+        // A bootstrap stores the epics it does not have yet; later sweeps need only ids and positions.
+        const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: cp.bootstrapped ? ['id', 'position'] : EPIC_V3_FIELDS })
         const done = { ...cp, bootstrapped: true, syncedAt: ctx.clock(), done: list.length, total: list.length }
         const result = await writeEpicList(ctx.db, list, cp.bootstrapped ? 'incremental' : 'bootstrap', done, known)
         positions = result.positions
