@@ -12,7 +12,7 @@
 //
 // A row that is not what Outpost wrote (corrupt, or another program's) is left
 // out of every read here; the engine reports it (problems.ts).
-import type { Collection, IndexableType } from 'dexie'
+import Dexie, { type IndexableType, type Table } from 'dexie'
 import type { OutpostDb } from './db.ts'
 import { withResolvedId } from './outbox/ids.ts'
 import { draftEntity, rowId, tableKey, tableOf } from './outbox/kinds.ts'
@@ -50,31 +50,51 @@ export interface MergedOptions<T> {
   filter?: (row: T) => boolean
 }
 
+/** Rows a whole-table read asks for at once: 10,000 epics come in 5 requests, none of which holds the main thread long. */
+const PAGE_ROWS = 2_000
+
+/** Every row of a table in primary-key order, a page per request (each page is decoded in a task of its own). */
+export function readInPages<T, K, I>(table: Table<T, K, I>, pageRows = PAGE_ROWS): Promise<T[]> {
+  const keyPath = table.schema.primKey.keyPath as string | string[]
+  const rows: T[] = []
+  const next = (page: T[]): Promise<T[]> | T[] => {
+    rows.push(...page)
+    if (page.length < pageRows) return rows
+    const last = Dexie.getByKeyPath(page[page.length - 1] as object, keyPath) as IndexableType
+    return table.where(':id').above(last).limit(pageRows).toArray().then(next)
+  }
+  return table.limit(pageRows).toArray().then(next)
+}
+
 /** Every entity of a kind as the user sees it. */
 export function merged<T>(db: OutpostDb, kind: EntityKind, options: MergedOptions<T> = {}): Promise<T[]> {
-  const table = tableOf(db, kind)
+  const table = tableOf(db, kind) as Table<T>
   const where = options.where
-  const source: Collection<T> = where ? table.where(where.index).equals(where.value) : table.toCollection()
+  const source = where ? table.where(where.index).equals(where.value).toArray() : readInPages(table)
   // Both reads start now, in the caller's live-query scope.
-  return Promise.all([source.toArray(), db.overlay.where('kind').equals(kind).toArray()]).then(([rows, overlays]) => {
-    const byId = new Map(overlays.map((o) => [o.id, o]))
-    const out: T[] = []
-    const keep = (row: T | undefined) => {
-      if (row !== undefined && (!options.filter || options.filter(row))) out.push(row)
-    }
-    for (const row of rows) {
-      if (rowProblem(kind, row)) continue
-      const id = rowId(kind, row as Record<string, unknown>)
-      keep(applyOverlay(row, byId.get(id)))
-      byId.delete(id)
-    }
-    for (const o of byId.values()) {
-      if (!o.created || o.deleted || overlayProblem(o)) continue
-      if (where && (o.patch as Record<string, unknown>)[where.index] !== where.value) continue
-      keep(o.patch as T)
-    }
-    return out
-  })
+  return Promise.all([source, db.overlay.where('kind').equals(kind).toArray()]).then(([rows, overlays]) => mergeRows(kind, rows, overlays, options))
+}
+
+/** Server rows of a kind with its overlay rows laid over them, and what was created here added. */
+function mergeRows<T>(kind: EntityKind, rows: T[], overlays: OverlayRow[], options: MergedOptions<T>): T[] {
+  const where = options.where
+  const byId = new Map(overlays.map((o) => [o.id, o]))
+  const out: T[] = []
+  const keep = (row: T | undefined) => {
+    if (row !== undefined && (!options.filter || options.filter(row))) out.push(row)
+  }
+  for (const row of rows) {
+    if (rowProblem(kind, row)) continue
+    const id = rowId(kind, row as Record<string, unknown>)
+    keep(applyOverlay(row, byId.get(id)))
+    byId.delete(id)
+  }
+  for (const o of byId.values()) {
+    if (!o.created || o.deleted || overlayProblem(o)) continue
+    if (where && (o.patch as Record<string, unknown>)[where.index] !== where.value) continue
+    keep(o.patch as T)
+  }
+  return out
 }
 
 /** One entity as the user sees it; a local id that has since been confirmed finds the entity under its service id. */
@@ -96,6 +116,17 @@ export function mergedOne<T>(db: OutpostDb, kind: EntityKind, id: EntityId): Pro
 export const mergedEpics = (db: OutpostDb, options: { archived?: boolean } = {}) =>
   merged<CachedEpic>(db, 'epic', { filter: options.archived === undefined ? undefined : (e) => e.archived === options.archived })
 export const mergedEpic = (db: OutpostDb, id: EntityId) => mergedOne<CachedEpic>(db, 'epic', id)
+
+/**
+ * The `count` most recently updated epics as the user sees them, with those
+ * created here: what the epic list's first screen shows while all of them
+ * (10,000) are read. An old epic edited here may be missing until then.
+ */
+export function recentEpics(db: OutpostDb, count: number): Promise<CachedEpic[]> {
+  return Promise.all([db.epics.orderBy('updated_at').reverse().limit(count).toArray(), db.overlay.where('kind').equals('epic').toArray()]).then(([rows, overlays]) =>
+    mergeRows<CachedEpic>('epic', rows, overlays, {}),
+  )
+}
 
 /** The comments of an epic, replies included (each knows its parent_id), oldest first. */
 export function mergedComments(db: OutpostDb, epicId: EntityId): Promise<CachedComment[]> {
