@@ -32,6 +32,7 @@ import type { Page } from 'playwright-core'
 import { MemorySecretStore } from '../e2e/host/memory-secrets.ts'
 import { startWebApp, type WebApp } from '../e2e/host/web-app.ts'
 import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
+import { OPEN_MARKS } from '../src-renderer/src/data/early-open.ts'
 import { SEARCH_MARKS } from '../src-renderer/src/data/search/index.ts'
 import { heapAfterGc, launch, probesOf, traceTasks, type BrowserWindow, type MainThreadTasks } from './browser.ts'
 import { describeLimit, describeRoutes, RATE_LIMIT, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
@@ -114,6 +115,9 @@ interface ColdOpen {
   paintAt: number | undefined
   /** Navigation start to the search index built from the cache. */
   searchReadyAt: number
+  /** Navigation start to IndexedDB's answer: the database open, and the list's first screen read from it (-1: not opened early). */
+  cacheOpenAt: number
+  firstScreenReadAt: number
   tasks: MainThreadTasks
 }
 
@@ -129,8 +133,9 @@ async function coldOpen(app: WebApp, profile: string): Promise<{ browser: Browse
   await searchCaughtUp(page, 250)
   const tasks = await trace.stop()
   const { firstRow } = await probesOf(page)
-  const searchReadyAt = await page.evaluate((name) => performance.getEntriesByName(name, 'mark')[0]?.startTime ?? -1, SEARCH_MARKS.ready)
-  return { browser, open: { domAt: firstRow!.domAt, frameAt: firstRow!.frameAt!, paintAt: firstRow!.paintAt, searchReadyAt, tasks } }
+  const markAt = (name: string) => page.evaluate((n) => performance.getEntriesByName(n, 'mark')[0]?.startTime ?? -1, name)
+  const [searchReadyAt, cacheOpenAt, firstScreenReadAt] = [await markAt(SEARCH_MARKS.ready), await markAt(OPEN_MARKS.opened), await markAt(OPEN_MARKS.firstScreen)]
+  return { browser, open: { domAt: firstRow!.domAt, frameAt: firstRow!.frameAt!, paintAt: firstRow!.paintAt, searchReadyAt, cacheOpenAt, firstScreenReadAt, tasks } }
 }
 
 // ---- (c) search keystrokes -----------------------------------------------------------------
@@ -310,6 +315,8 @@ async function main(): Promise<void> {
   add('cold open: first epic row in the DOM', opens((o) => o.domAt), 'ms')
   add('cold open: its frame done on the main thread', opens((o) => o.frameAt), 'ms', 'rAF, then the task after it')
   add('cold open: slowest of the opens', med((r) => Math.max(...r.opens.map(painted))), 'ms')
+  add('cold open: cache open (IndexedDB answered)', opens((o) => o.cacheOpenAt), 'ms', 'from navigation start; the first screen painted before it comes from the last run (data/first-screen.ts)')
+  add('cold open: first screen read from the cache', opens((o) => o.firstScreenReadAt), 'ms', 'the 100 most recent epics, then all of them')
   add('cold open: search index built', opens((o) => o.searchReadyAt), 'ms', 'from navigation start')
   add('cold open: longest main-thread task', opens((o) => o.tasks.longestMs), 'ms', `to the index built; tasks of 50 ms or more: ${opens((o) => o.tasks.over50)}`)
 

@@ -1,3 +1,5 @@
+// First: the last workspace's cache starts opening while the rest is evaluated.
+import './open-early.ts'
 import { mount } from 'svelte'
 import './app/theme.css'
 import App from './App.svelte'

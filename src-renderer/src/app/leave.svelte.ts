@@ -5,6 +5,7 @@
 import Dexie from 'dexie'
 import type { AccountInfo } from '../../../src-shared/ipc.ts'
 import { databaseName } from '../data/db.ts'
+import { forgetWorkspace } from '../data/early-open.ts'
 import { notices } from './notices.svelte.ts'
 import { session } from './session.svelte.ts'
 
@@ -31,7 +32,9 @@ class Leave {
       await session.remove(leaving.account.id)
       if (leaving.how === 'remove') {
         // The shell closes the workspace's database when it stops being current; deleting waits for that.
-        await Dexie.delete(databaseName(leaving.account.baseUrl, leaving.account.workspaceSlug))
+        const name = databaseName(leaving.account.baseUrl, leaving.account.workspaceSlug)
+        forgetWorkspace(name)
+        await Dexie.delete(name)
       }
       notices.show(leaving.how === 'remove' ? `Removed ${leaving.account.workspaceName} from this computer` : `Signed out of ${leaving.account.workspaceName}`, 'success')
       this.asking = null

@@ -14,10 +14,42 @@ export function isDemoAccount(account: Pick<AccountInfo, 'baseUrl' | 'workspaceS
   return account.workspaceSlug === 'demo' && isLoopback(account.baseUrl)
 }
 
+const LAST_ACCOUNT_KEY = 'outpost:last-account'
+
+/**
+ * The account current when this window last ran, kept in localStorage (an
+ * AccountInfo names the workspace and the member; tokens never reach the
+ * window). Opening the shell on it spares the first screen the wait for the
+ * main side's answer (a round trip to the browser host, more when it is busy).
+ */
+function rememberedAccount(): AccountInfo | null {
+  try {
+    const saved: unknown = JSON.parse(globalThis.localStorage?.getItem(LAST_ACCOUNT_KEY) ?? 'null')
+    const a = saved as Partial<AccountInfo> | null
+    const ok = a && ['id', 'baseUrl', 'workspaceSlug', 'workspaceName', 'memberId', 'memberName', 'addedAt'].every((k) => typeof a[k as keyof AccountInfo] === 'string') && (a.tokenKind === 'v4' || a.tokenKind === 'v3')
+    return ok ? (a as AccountInfo) : null
+  } catch {
+    return null
+  }
+}
+
+function rememberAccount(account: AccountInfo | null): void {
+  try {
+    if (account) globalThis.localStorage?.setItem(LAST_ACCOUNT_KEY, JSON.stringify(account))
+    else globalThis.localStorage?.removeItem(LAST_ACCOUNT_KEY)
+  } catch {
+    // Storage denied: the next start waits for the main side, as it would without this.
+  }
+}
+
+const REMEMBERED = rememberedAccount()
+
 export class Session {
-  phase = $state<SessionPhase>('starting')
+  // The account current when this window last ran: the shell opens on it at once, and the main
+  // side's answer confirms it (the same account: nothing reopens) or replaces it.
+  phase = $state<SessionPhase>(REMEMBERED ? 'signed-in' : 'starting')
   accounts = $state<AccountInfo[]>([])
-  current = $state<AccountInfo | null>(null)
+  current = $state<AccountInfo | null>(REMEMBERED)
   secretStore = $state<SecretStoreInfo | null>(null)
   appInfo = $state<AppInfo | null>(null)
   /** Why the app could not start (no bridge, host gone). */
@@ -38,7 +70,7 @@ export class Session {
     }
     this.stops.push(
       this.bridge.on('outpost:accounts-changed', ({ current }) => {
-        this.current = current
+        this.setCurrent(current)
         this.phase = current ? 'signed-in' : 'signed-out'
         void this.refresh()
       }),
@@ -51,7 +83,7 @@ export class Session {
         this.bridge.call('outpost:app.info').catch(() => null),
       ])
       this.accounts = accounts
-      this.current = current
+      this.setCurrent(current)
       this.secretStore = secretStore
       this.appInfo = appInfo
       this.phase = current ? 'signed-in' : 'signed-out'
@@ -69,8 +101,13 @@ export class Session {
     if (!this.bridge) return
     const [accounts, current] = await Promise.all([this.bridge.call('outpost:accounts.list'), this.bridge.call('outpost:accounts.current')])
     this.accounts = accounts
-    this.current = current
+    this.setCurrent(current)
     this.phase = current ? 'signed-in' : 'signed-out'
+  }
+
+  private setCurrent(current: AccountInfo | null): void {
+    this.current = current
+    rememberAccount(current)
   }
 
   /** Checks the token with the service and makes the workspace current; throws BridgeError (source 'account'). */

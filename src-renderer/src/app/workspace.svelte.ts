@@ -9,10 +9,12 @@ import { liveQuery, type Subscription } from 'dexie'
 import type { AccountInfo, ConnectivityState } from '../../../src-shared/ipc.ts'
 import { outboxActions, type Actions } from '../data/actions.ts'
 import { bridgeTransport } from '../data/bridge-transport.ts'
-import { openWorkspaceDb, type OutpostDb } from '../data/db.ts'
+import type { OutpostDb } from '../data/db.ts'
+import { workspaceDb } from '../data/early-open.ts'
 import { IDLE_STATUS, startDataEngine, syncStatus, type DataEngine, type SyncStatus } from '../data/engine.ts'
 import { outboxStatus, type OutboxStatus } from '../data/outbox/index.ts'
-import { createSearch, type LocalSearch } from '../data/search/index.ts'
+import { createDeferredSearch } from '../data/search/deferred.ts'
+import type { LocalSearch } from '../data/search/search.ts'
 import { failureOf, type Transport } from '../data/transport.ts'
 import type { EntityId } from '../data/types.ts'
 import type { Workspace, WorkspaceSync } from '../features/context.ts'
@@ -61,7 +63,7 @@ export class OpenWorkspace implements Workspace {
     readonly account: AccountInfo,
     private readonly bridge: Bridge,
   ) {
-    this.db = openWorkspaceDb(account.baseUrl, account.workspaceSlug)
+    this.db = workspaceDb(account.baseUrl, account.workspaceSlug)
     this.transport = bridgeTransport(bridge)
     this.actions = outboxActions({ db: this.db, transport: this.transport, canWrite: () => this.access.canWrite })
     this.engine = startDataEngine({
@@ -71,7 +73,7 @@ export class OpenWorkspace implements Workspace {
       // Uploads report per-file progress to the files tray.
       replay: replayFor(this.db, withUploadProgress(this.transport), this.closing.signal),
     })
-    this.search = createSearch(this.db, { onError: (error) => console.error('Outpost search:', error) })
+    this.search = createDeferredSearch(this.db, { onError: (error) => console.error('Outpost search:', error) })
     this.sync = {
       refreshEpic: (id: number) => this.engine.refreshEpic(id),
       refreshDoc: (id: string) => this.engine.refreshDoc(id),

@@ -5,6 +5,9 @@
 import { liveQuery } from 'dexie'
 import { createSubscriber } from 'svelte/reactivity'
 import type { OutpostDb } from '../data/db.ts'
+import { FIRST_SCREEN_EPICS, takeEarlyFirstScreen } from '../data/early-open.ts'
+import { readFirstScreen, saveFirstScreen } from '../data/first-screen.ts'
+import { watchTables, type Watched } from '../data/watch.ts'
 import { byId, writeStatesOf, type WriteState } from './lookup.ts'
 import { syncStatus, type SyncStatus } from '../data/engine.ts'
 import {
@@ -15,6 +18,7 @@ import {
   mergedLabels,
   mergedLinkedFiles,
   mergedObjectives,
+  recentEpics,
 } from '../data/overlay.ts'
 import type {
   CachedCategory,
@@ -31,27 +35,145 @@ import type {
   OutboxRecord,
 } from '../data/types.ts'
 
+/** Where a Live's answers come from: it starts delivering them, and returns how to stop. A partial answer (a first screen) comes before the whole one. */
+type Source<T> = (observer: { next(value: T, partial?: boolean): void; error(error: unknown): void }) => () => void
+
+/** A Dexie liveQuery: re-run on every commit that touches what it read. */
+const liveSource =
+  <T>(query: () => Promise<T>): Source<T> =>
+  (observer) => {
+    const subscription = liveQuery(query).subscribe(observer)
+    return () => subscription.unsubscribe()
+  }
+
+/** Runs `run` once the current frame has been painted (or soon, in a window that paints no frames). */
+function afterPaint(run: () => void): () => void {
+  let done = false
+  const once = () => {
+    if (done) return
+    done = true
+    run()
+  }
+  const fallback = setTimeout(once, 250)
+  requestAnimationFrame(() => setTimeout(once, 0))
+  return () => {
+    done = true
+    clearTimeout(fallback)
+  }
+}
+
+/**
+ * A read of whole tables, re-run at a pace while commits keep coming (the big
+ * lists: see data/watch.ts). With `first`, a small read answers first, so a
+ * list paints its first screen before its thousands of rows are read; the
+ * whole read starts once that screen is painted.
+ */
+const watchedSource =
+  <T>(db: OutpostDb, watched: Watched[], read: () => Promise<T>, first?: () => Promise<T>): Source<T> =>
+  (observer) => {
+    let stopped = false
+    let whole = false
+    let stop: () => void = () => undefined
+    const watch = () => {
+      if (stopped) return
+      stop = watchTables(db, watched, read, {
+        next: (value) => {
+          whole = true
+          observer.next(value)
+        },
+        error: (error) => observer.error(error),
+      })
+    }
+    if (!first) watch()
+    else
+      first().then(
+        (value) => {
+          if (stopped || whole) return
+          observer.next(value, true)
+          stop = afterPaint(watch)
+        },
+        // The whole read reports what is wrong, if anything is.
+        () => watch(),
+      )
+    return () => {
+      stopped = true
+      stop()
+    }
+  }
+
+/** How long the epics stay unchanged before the first screen is saved for the next start. */
+const SAVE_FIRST_SCREEN_AFTER_MS = 2_000
+
+/**
+ * The epics (10,000): at once the first screen the window showed last time
+ * (data/first-screen.ts), then the most recent from the cache (read as the
+ * window opened when it could be: data/early-open.ts), then all of them,
+ * re-read at a pace while a bootstrap commits (data/watch.ts). Once the list
+ * has been still for a moment, its first screen is saved for the next start.
+ */
+function epicsSource(db: OutpostDb): Source<CachedEpic[]> {
+  const whole = watchedSource(
+    db,
+    [{ table: 'epics' }, { table: 'overlay', keys: { from: ['epic'], to: ['epic', []] } }],
+    () => mergedEpics(db),
+    () => takeEarlyFirstScreen(db) ?? recentEpics(db, FIRST_SCREEN_EPICS),
+  )
+  return (observer) => {
+    let saving: ReturnType<typeof setTimeout> | undefined
+    let latest: CachedEpic[] | undefined
+    const save = () => {
+      clearTimeout(saving)
+      saving = undefined
+      if (latest) saveFirstScreen(db.name, latest)
+      latest = undefined
+    }
+    const saved = readFirstScreen(db.name)
+    if (saved?.length) observer.next(saved, true)
+    const stop = whole({
+      next: (value, partial) => {
+        observer.next(value, partial)
+        if (partial) return
+        latest = value
+        clearTimeout(saving)
+        saving = setTimeout(save, SAVE_FIRST_SCREEN_AFTER_MS)
+      },
+      error: (error) => observer.error(error),
+    })
+    addEventListener('pagehide', save)
+    return () => {
+      removeEventListener('pagehide', save)
+      save()
+      stop()
+    }
+  }
+}
+
 export class Live<T> {
   #value = $state.raw<T | undefined>(undefined)
   #error = $state.raw<unknown>(undefined)
   #loaded = $state(false)
+  #complete = $state(false)
   readonly #subscribe: () => void
 
-  constructor(query: () => Promise<T>) {
-    this.#subscribe = createSubscriber(() => {
-      const subscription = liveQuery(query).subscribe({
-        next: (value) => {
+  /** A query (run as a Dexie liveQuery) or another source of answers. */
+  constructor(source: (() => Promise<T>) | { source: Source<T> }) {
+    const start = typeof source === 'function' ? liveSource(source) : source.source
+    this.#subscribe = createSubscriber(() =>
+      start({
+        next: (value, partial = false) => {
+          // Coming back to a list shows the whole of it from memory, not a first screen.
+          if (partial && this.#complete) return
           this.#value = value
           this.#error = undefined
           this.#loaded = true
+          this.#complete = !partial
         },
         error: (error: unknown) => {
           this.#error = error
           this.#loaded = true
         },
-      })
-      return () => subscription.unsubscribe()
-    })
+      }),
+    )
   }
 
   /** The last answer (undefined until the first one). */
@@ -64,6 +186,12 @@ export class Live<T> {
   get loaded(): boolean {
     this.#subscribe()
     return this.#loaded
+  }
+
+  /** True once the answer is whole (not only a list's first screen). */
+  get complete(): boolean {
+    this.#subscribe()
+    return this.#complete
   }
 
   get error(): unknown {
@@ -103,7 +231,7 @@ export class WorkspaceData {
   readonly writeStates: ReadonlyMap<string, WriteState>
 
   constructor(readonly db: OutpostDb) {
-    this.epics = new Live(() => mergedEpics(db))
+    this.epics = new Live({ source: epicsSource(db) })
     this.docs = new Live(async () => (await mergedDocs(db)).sort((a, b) => b.updated_at.localeCompare(a.updated_at)))
     this.files = new Live(async () => (await mergedFiles(db)).sort((a, b) => b.created_at.localeCompare(a.created_at)))
     this.linkedFiles = new Live(async () => (await mergedLinkedFiles(db)).sort((a, b) => b.created_at.localeCompare(a.created_at)))

@@ -1,0 +1,119 @@
+// The first screen kept for the next start (first-screen.ts) and the cache
+// opened before the session is known (early-open.ts), with a Storage like the
+// window's and fake IndexedDB.
+import 'fake-indexeddb/auto'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { OutpostDb } from './db.ts'
+import { forgetWorkspace, openLastWorkspaceEarly, releaseEarlyDb, takeEarlyFirstScreen, workspaceDb } from './early-open.ts'
+import { FIRST_SCREEN_ROWS, forgetFirstScreen, readFirstScreen, saveFirstScreen } from './first-screen.ts'
+import type { CachedEpic } from './types.ts'
+
+/** localStorage as a window has it (Node has none). */
+class MemoryStorage implements Storage {
+  #items = new Map<string, string>()
+  get length() {
+    return this.#items.size
+  }
+  clear = () => this.#items.clear()
+  getItem = (key: string) => this.#items.get(key) ?? null
+  key = (index: number) => [...this.#items.keys()][index] ?? null
+  removeItem = (key: string) => void this.#items.delete(key)
+  setItem = (key: string, value: string) => void this.#items.set(key, String(value))
+}
+
+const epic = (id: number, fields: Partial<CachedEpic> = {}): CachedEpic => ({
+  id, name: `Epic ${id}`, description: `Long description of ${id}`, archived: false, epic_state_id: 1, started: false,
+  completed: false, started_at: null, completed_at: null, deadline: null, planned_start_date: null, owner_ids: ['ada'],
+  follower_ids: [], group_ids: [], objective_ids: [], label_ids: [], requested_by_id: null, external_id: null, position: id,
+  app_url: '', created_at: '2025-01-01T00:00:00Z', updated_at: new Date(Date.UTC(2025, 0, 1) + id * 60_000).toISOString(), ...fields,
+})
+
+let storage: MemoryStorage
+beforeEach(() => {
+  storage = new MemoryStorage()
+  Object.defineProperty(globalThis, 'localStorage', { value: storage, configurable: true })
+})
+afterEach(() => {
+  releaseEarlyDb()
+  Reflect.deleteProperty(globalThis, 'localStorage')
+})
+
+describe('the first screen kept for the next start', () => {
+  it('is the newest active epics of the list, without descriptions', () => {
+    const epics = Array.from({ length: 500 }, (_, i) => epic(i + 1, { archived: (i + 1) % 10 === 0 }))
+    saveFirstScreen('db-a', epics.reverse())
+    const saved = readFirstScreen('db-a')!
+    const expected = Array.from({ length: 500 }, (_, i) => 500 - i).filter((id) => id % 10 !== 0).slice(0, FIRST_SCREEN_ROWS)
+    expect(saved.map((e) => e.id)).toEqual(expected)
+    expect(saved.every((e) => e.description === '' && e.name === `Epic ${e.id}` && e.owner_ids[0] === 'ada')).toBe(true)
+  })
+
+  it('is kept per database and goes with the workspace', () => {
+    saveFirstScreen('db-a', [epic(1)])
+    saveFirstScreen('db-b', [epic(2)])
+    expect(readFirstScreen('db-a')!.map((e) => e.id)).toEqual([1])
+    forgetFirstScreen('db-a')
+    expect(readFirstScreen('db-a')).toBeUndefined()
+    expect(readFirstScreen('db-b')!.map((e) => e.id)).toEqual([2])
+  })
+
+  it('is not trusted when damaged: unreadable JSON gives none, rows of the wrong shape are left out', () => {
+    storage.setItem('outpost:first-screen:db-a', '{not json')
+    expect(readFirstScreen('db-a')).toBeUndefined()
+    storage.setItem('outpost:first-screen:db-a', JSON.stringify([epic(1), { id: 2 }, 'x', null]))
+    expect(readFirstScreen('db-a')!.map((e) => e.id)).toEqual([1])
+  })
+
+  it('is skipped, not an error, when storage refuses it', () => {
+    storage.setItem = () => {
+      throw new DOMException('full', 'QuotaExceededError')
+    }
+    expect(() => saveFirstScreen('db-a', [epic(1)])).not.toThrow()
+    expect(readFirstScreen('db-a')).toBeUndefined()
+  })
+})
+
+describe('the cache opened early', () => {
+  it('is the last workspace shown, and its first screen is read once', async () => {
+    const first = workspaceDb('http://127.0.0.1:9/', 'demo')
+    await first.epics.bulkPut([epic(1), epic(2), epic(3, { archived: true })])
+    first.close()
+
+    openLastWorkspaceEarly()
+    const opened = workspaceDb('http://127.0.0.1:9/', 'demo')
+    expect(opened.name).toBe(first.name)
+    const screen = takeEarlyFirstScreen(opened)
+    expect((await screen!).map((e) => e.id).sort()).toEqual([1, 2, 3])
+    expect(takeEarlyFirstScreen(opened)).toBeUndefined()
+    opened.close()
+    await OutpostDb.delete(first.name)
+  })
+
+  it('is closed unused when another workspace is opened', async () => {
+    workspaceDb('http://127.0.0.1:9/', 'demo').close()
+    openLastWorkspaceEarly()
+    const other = workspaceDb('http://127.0.0.1:9/', 'other')
+    expect(other.name).toContain(':other')
+    expect(takeEarlyFirstScreen(other)).toBeUndefined()
+    other.close()
+  })
+
+  it('opens nothing once the workspace is removed (which would make its database again, empty)', async () => {
+    const db = workspaceDb('http://127.0.0.1:9/', 'gone')
+    saveFirstScreen(db.name, [epic(1)])
+    db.close()
+    forgetWorkspace(db.name)
+    await OutpostDb.delete(db.name)
+    expect(readFirstScreen(db.name)).toBeUndefined()
+    openLastWorkspaceEarly()
+    expect(takeEarlyFirstScreen(db)).toBeUndefined()
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(db.name)
+  })
+
+  it('opens nothing in a window that never showed a workspace', () => {
+    openLastWorkspaceEarly()
+    const db = workspaceDb('http://127.0.0.1:9/', 'demo')
+    expect(takeEarlyFirstScreen(db)).toBeUndefined()
+    db.close()
+  })
+})

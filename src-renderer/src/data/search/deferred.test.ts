@@ -1,0 +1,57 @@
+// The search a window opens (deferred.ts): the same answers as the search it
+// loads, nothing before it is in, a tick of its version store once it is.
+import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
+import { afterEach, expect, it } from 'vitest'
+import { OutpostDb } from '../db.ts'
+import type { CachedEpic } from '../types.ts'
+import { createDeferredSearch } from './deferred.ts'
+import type { LocalSearch } from './search.ts'
+
+let db: OutpostDb
+let search: LocalSearch | undefined
+afterEach(() => {
+  search?.dispose()
+  db?.close()
+})
+
+const epic = (id: number, name: string): CachedEpic => ({
+  id, name, description: '', archived: false, epic_state_id: 1, started: false, completed: false, started_at: null,
+  completed_at: null, deadline: null, planned_start_date: null, owner_ids: [], follower_ids: [], group_ids: [],
+  objective_ids: [], label_ids: [], requested_by_id: null, external_id: null, position: id, app_url: '',
+  created_at: '2025-01-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z',
+})
+
+async function filled(): Promise<OutpostDb> {
+  db = new OutpostDb(`deferred-search-${crypto.randomUUID()}`, { indexedDB, IDBKeyRange })
+  await db.epics.bulkPut([epic(1, 'Billing export'), epic(2, 'Dashboard performance')])
+  return db
+}
+
+it('answers nothing until its code is in, then what the index holds', async () => {
+  search = createDeferredSearch(await filled())
+  const versions: number[] = []
+  search.version.subscribe((v) => versions.push(v))
+  expect(search.query('billing')).toEqual([])
+  expect(search.stats().building).toBe(true)
+  await search.ready
+  expect(search.query('billing').map((r) => r.id)).toEqual([1])
+  expect(search.stats().documents).toBe(2)
+  // Ticks after the first answer: a query typed before the code was in runs again.
+  expect(versions.length).toBeGreaterThan(1)
+})
+
+it('follows changes once in, like the search it loads', async () => {
+  search = createDeferredSearch(await filled())
+  await search.ready
+  await db.epics.put(epic(3, 'Xylophone initiative'))
+  await search.settled()
+  expect(search.query('xylophone').map((r) => r.id)).toEqual([3])
+})
+
+it('builds nothing when closed before its code is in', async () => {
+  search = createDeferredSearch(await filled())
+  search.dispose()
+  await search.ready
+  expect(search.query('billing')).toEqual([])
+  expect(search.stats().documents).toBe(0)
+})
