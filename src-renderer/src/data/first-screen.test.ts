@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OutpostDb } from './db.ts'
 import { forgetWorkspace, openLastWorkspaceEarly, releaseEarlyDb, takeEarlyFirstScreen, workspaceDb } from './early-open.ts'
 import { FIRST_SCREEN_ROWS, forgetFirstScreen, readFirstScreen, saveFirstScreen } from './first-screen.ts'
+import { cachedEpic } from './test-rows.ts'
 import type { CachedEpic } from './types.ts'
 
 /** localStorage as a window has it (Node has none). */
@@ -21,12 +22,8 @@ class MemoryStorage implements Storage {
   setItem = (key: string, value: string) => void this.#items.set(key, String(value))
 }
 
-const epic = (id: number, fields: Partial<CachedEpic> = {}): CachedEpic => ({
-  id, name: `Epic ${id}`, description: `Long description of ${id}`, archived: false, epic_state_id: 1, started: false,
-  completed: false, started_at: null, completed_at: null, deadline: null, planned_start_date: null, owner_ids: ['ada'],
-  follower_ids: [], group_ids: [], objective_ids: [], label_ids: [], requested_by_id: null, external_id: null, position: id,
-  app_url: '', created_at: '2025-01-01T00:00:00Z', updated_at: new Date(Date.UTC(2025, 0, 1) + id * 60_000).toISOString(), ...fields,
-})
+const epic = (id: number, fields: Partial<CachedEpic> = {}) =>
+  cachedEpic(id, { description: `Long description of ${id}`, owner_ids: ['ada'], updated_at: new Date(Date.UTC(2025, 0, 1) + id * 60_000).toISOString(), ...fields })
 
 let storage: MemoryStorage
 beforeEach(() => {

@@ -5,33 +5,11 @@ import 'fake-indexeddb/auto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OutpostDb } from './db.ts'
 import { mergedEpics, readInPages } from './overlay.ts'
+import { cachedEpic } from './test-rows.ts'
 import type { CachedEpic } from './types.ts'
 import { watchTables } from './watch.ts'
 
-const epic = (id: number, name = `Epic ${id}`): CachedEpic => ({
-  id,
-  name,
-  description: '',
-  archived: false,
-  epic_state_id: 1,
-  started: false,
-  completed: false,
-  started_at: null,
-  completed_at: null,
-  deadline: null,
-  planned_start_date: null,
-  owner_ids: [],
-  follower_ids: [],
-  group_ids: [],
-  objective_ids: [],
-  label_ids: [],
-  requested_by_id: null,
-  external_id: null,
-  position: id,
-  app_url: '',
-  created_at: '2024-01-01T00:00:00Z',
-  updated_at: '2024-02-01T00:00:00Z',
-})
+const epic = (id: number, name = `Epic ${id}`) => cachedEpic(id, { name })
 
 let db: OutpostDb
 let stop: (() => void) | undefined

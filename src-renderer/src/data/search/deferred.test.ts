@@ -3,7 +3,7 @@
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
 import { afterEach, expect, it } from 'vitest'
 import { OutpostDb } from '../db.ts'
-import type { CachedEpic } from '../types.ts'
+import { cachedEpic } from '../test-rows.ts'
 import { createDeferredSearch } from './deferred.ts'
 import type { LocalSearch } from './search.ts'
 
@@ -14,12 +14,7 @@ afterEach(() => {
   db?.close()
 })
 
-const epic = (id: number, name: string): CachedEpic => ({
-  id, name, description: '', archived: false, epic_state_id: 1, started: false, completed: false, started_at: null,
-  completed_at: null, deadline: null, planned_start_date: null, owner_ids: [], follower_ids: [], group_ids: [],
-  objective_ids: [], label_ids: [], requested_by_id: null, external_id: null, position: id, app_url: '',
-  created_at: '2025-01-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z',
-})
+const epic = (id: number, name: string) => cachedEpic(id, { name })
 
 async function filled(): Promise<OutpostDb> {
   db = new OutpostDb(`deferred-search-${crypto.randomUUID()}`, { indexedDB, IDBKeyRange })

@@ -1,6 +1,7 @@
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
 import { afterEach, describe, expect, it } from 'vitest'
 import { OutpostDb } from '../db.ts'
+import { cachedEpic } from '../test-rows.ts'
 import type { CachedComment, CachedDoc, CachedEpic, CachedFile, OverlayRow } from '../types.ts'
 import { createSearch, SEARCH_MARKS, type LocalSearch } from './index.ts'
 
@@ -31,12 +32,7 @@ let clock = 0
 const stamp = () => new Date(Date.UTC(2025, 0, 1) + ++clock * 1000).toISOString()
 
 function epic(id: number, name: string, description = '', more: Partial<CachedEpic> = {}): CachedEpic {
-  return {
-    id, name, description, archived: false, epic_state_id: 1, started: false, completed: false, started_at: null,
-    completed_at: null, deadline: null, planned_start_date: null, owner_ids: [], follower_ids: [], group_ids: [],
-    objective_ids: [], label_ids: [], requested_by_id: null, external_id: null, position: id, app_url: '',
-    created_at: stamp(), updated_at: stamp(), ...more,
-  }
+  return cachedEpic(id, { name, description, created_at: stamp(), updated_at: stamp(), ...more })
 }
 
 function doc(id: string, title: string, content_markdown: string): CachedDoc {

@@ -1,32 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { cachedEpic } from '../../data/test-rows.ts'
 import type { CachedEpic, CachedEpicState } from '../../data/types.ts'
 import { applyFilters, SORTS, type EpicFilters } from './epic-filter.ts'
 
-const epic = (id: number, fields: Partial<CachedEpic> = {}): CachedEpic => ({
-  id,
-  name: `Epic ${id}`,
-  description: '',
-  archived: false,
-  epic_state_id: 1,
-  started: false,
-  completed: false,
-  started_at: null,
-  completed_at: null,
-  deadline: null,
-  planned_start_date: null,
-  owner_ids: [],
-  follower_ids: [],
-  group_ids: [],
-  objective_ids: [],
-  label_ids: [],
-  requested_by_id: null,
-  external_id: null,
-  position: id,
-  app_url: '',
-  created_at: `2024-01-${String(id).padStart(2, '0')}T00:00:00Z`,
-  updated_at: `2024-02-${String(id).padStart(2, '0')}T00:00:00Z`,
-  ...fields,
-})
+const epic = (id: number, fields: Partial<CachedEpic> = {}) =>
+  cachedEpic(id, { created_at: `2024-01-${String(id).padStart(2, '0')}T00:00:00Z`, updated_at: `2024-02-${String(id).padStart(2, '0')}T00:00:00Z`, ...fields })
 
 const states = new Map<string, CachedEpicState>([
   ['1', { id: 1, name: 'To Do', type: 'unstarted', color: null, description: '', position: 1 }],
