@@ -6,6 +6,7 @@
 import type { AccountInfo, AppInfo, SecretStoreInfo } from '../../../src-shared/ipc.ts'
 import { BridgeError, bridge as pageBridge, type Bridge } from '../lib/bridge.ts'
 import { isLoopback } from '../lib/format.ts'
+import { readStoredJson, removeStored, writeStored } from '../lib/stored.ts'
 
 export type SessionPhase = 'starting' | 'signed-out' | 'signed-in' | 'broken'
 
@@ -23,23 +24,15 @@ const LAST_ACCOUNT_KEY = 'outpost:last-account'
  * main side's answer (a round trip to the browser host, more when it is busy).
  */
 function rememberedAccount(): AccountInfo | null {
-  try {
-    const saved: unknown = JSON.parse(globalThis.localStorage?.getItem(LAST_ACCOUNT_KEY) ?? 'null')
-    const a = saved as Partial<AccountInfo> | null
-    const ok = a && ['id', 'baseUrl', 'workspaceSlug', 'workspaceName', 'memberId', 'memberName', 'addedAt'].every((k) => typeof a[k as keyof AccountInfo] === 'string') && (a.tokenKind === 'v4' || a.tokenKind === 'v3')
-    return ok ? (a as AccountInfo) : null
-  } catch {
-    return null
-  }
+  const a = readStoredJson(LAST_ACCOUNT_KEY) as Partial<AccountInfo> | null | undefined
+  const ok = a && ['id', 'baseUrl', 'workspaceSlug', 'workspaceName', 'memberId', 'memberName', 'addedAt'].every((k) => typeof a[k as keyof AccountInfo] === 'string') && (a.tokenKind === 'v4' || a.tokenKind === 'v3')
+  return ok ? (a as AccountInfo) : null
 }
 
+/** Not kept (storage denied): the next start waits for the main side, as it would without this. */
 function rememberAccount(account: AccountInfo | null): void {
-  try {
-    if (account) globalThis.localStorage?.setItem(LAST_ACCOUNT_KEY, JSON.stringify(account))
-    else globalThis.localStorage?.removeItem(LAST_ACCOUNT_KEY)
-  } catch {
-    // Storage denied: the next start waits for the main side, as it would without this.
-  }
+  if (account) writeStored(LAST_ACCOUNT_KEY, JSON.stringify(account))
+  else removeStored(LAST_ACCOUNT_KEY)
 }
 
 const REMEMBERED = rememberedAccount()

@@ -7,7 +7,7 @@
 // the workspace's slug, never a token. When the session turns out to be
 // another workspace, or none, the early database is closed unused.
 import { databaseName, openWorkspaceDb, OutpostDb } from './db.ts'
-import { forgetFirstScreen } from './first-screen.ts'
+import { forgetStoredFor, readStored, removeStored, writeStored } from '../lib/stored.ts'
 import { recentEpics } from './overlay.ts'
 import type { CachedEpic } from './types.ts'
 
@@ -21,36 +21,24 @@ export const OPEN_MARKS = { opening: 'outpost:cache-opening', opened: 'outpost:c
 
 let early: { db: OutpostDb; firstScreen: Promise<CachedEpic[]>; taken: boolean } | undefined
 
-const storage = (): Storage | undefined => {
-  try {
-    return globalThis.localStorage
-  } catch {
-    return undefined
-  }
-}
-
 /** Opens the last workspace's cache and reads its first screen, if this window showed one before. */
 export function openLastWorkspaceEarly(): void {
-  const name = storage()?.getItem(LAST_DB_KEY)
+  const name = readStored(LAST_DB_KEY)
   if (!name || early) return
   performance.mark(OPEN_MARKS.opening)
   const db = new OutpostDb(name)
   db.on('ready', () => void performance.mark(OPEN_MARKS.opened))
   const firstScreen = recentEpics(db, FIRST_SCREEN_EPICS)
-  firstScreen.then(() => performance.mark(OPEN_MARKS.firstScreen), () => undefined)
   // A failure here is met again, and reported, by the workspace's own reads.
-  firstScreen.catch(() => undefined)
+  firstScreen.then(() => performance.mark(OPEN_MARKS.firstScreen), () => undefined)
   early = { db, firstScreen, taken: false }
 }
 
 /** The database of the workspace being opened: the early one when it is that workspace's. Remembers it for the next start. */
 export function workspaceDb(baseUrl: string, workspaceSlug: string): OutpostDb {
   const name = databaseName(baseUrl, workspaceSlug)
-  try {
-    storage()?.setItem(LAST_DB_KEY, name)
-  } catch {
-    // Storage full or denied: the next start only opens its cache a little later.
-  }
+  // Not kept (storage full or denied): the next start only opens its cache a little later.
+  writeStored(LAST_DB_KEY, name)
   if (early && !early.taken && early.db.name === name) {
     early.taken = true
     return early.db
@@ -75,14 +63,10 @@ export function releaseEarlyDb(): void {
 
 /**
  * What this window keeps about a workspace besides its database (which name
- * to open early, its first screen), forgotten when the workspace is removed:
- * opening a removed database early would make it again, empty.
+ * to open early, its first screen, hidden data problems), forgotten when the
+ * workspace is removed: opening a removed database early would make it again, empty.
  */
 export function forgetWorkspace(dbName: string): void {
-  try {
-    if (storage()?.getItem(LAST_DB_KEY) === dbName) storage()?.removeItem(LAST_DB_KEY)
-  } catch {
-    // Nothing kept, or nothing to do.
-  }
-  forgetFirstScreen(dbName)
+  if (readStored(LAST_DB_KEY) === dbName) removeStored(LAST_DB_KEY)
+  forgetStoredFor(dbName)
 }

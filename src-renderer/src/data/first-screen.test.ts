@@ -5,7 +5,7 @@ import 'fake-indexeddb/auto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OutpostDb } from './db.ts'
 import { forgetWorkspace, openLastWorkspaceEarly, releaseEarlyDb, takeEarlyFirstScreen, workspaceDb } from './early-open.ts'
-import { FIRST_SCREEN_ROWS, forgetFirstScreen, readFirstScreen, saveFirstScreen } from './first-screen.ts'
+import { FIRST_SCREEN_ROWS, readFirstScreen, saveFirstScreen } from './first-screen.ts'
 import { cachedEpic } from './test-rows.ts'
 import type { CachedEpic } from './types.ts'
 
@@ -49,8 +49,13 @@ describe('the first screen kept for the next start', () => {
     saveFirstScreen('db-a', [epic(1)])
     saveFirstScreen('db-b', [epic(2)])
     expect(readFirstScreen('db-a')!.map((e) => e.id)).toEqual([1])
-    forgetFirstScreen('db-a')
+    storage.setItem('outpost:problems-hidden:db-a', '["x"]')
+    saveFirstScreen('x:db-a', [epic(3)])
+    forgetWorkspace('db-a')
     expect(readFirstScreen('db-a')).toBeUndefined()
+    expect(storage.getItem('outpost:problems-hidden:db-a')).toBeNull()
+    // Only that database's: another whose name ends the same way keeps its own.
+    expect(readFirstScreen('x:db-a')!.map((e) => e.id)).toEqual([3])
     expect(readFirstScreen('db-b')!.map((e) => e.id)).toEqual([2])
   })
 

@@ -64,37 +64,28 @@ function afterPaint(run: () => void): () => void {
 
 /**
  * A read of whole tables, re-run at a pace while commits keep coming (the big
- * lists: see data/watch.ts). With `first`, a small read answers first, so a
- * list paints its first screen before its thousands of rows are read; the
- * whole read starts once that screen is painted.
+ * lists: see data/watch.ts). A small read (`first`) answers first, so a list
+ * paints its first screen before its thousands of rows are read; the whole
+ * read starts once that screen is painted.
  */
 const watchedSource =
-  <T>(db: OutpostDb, watched: Watched[], read: () => Promise<T>, first?: () => Promise<T>): Source<T> =>
+  <T>(db: OutpostDb, watched: Watched[], read: () => Promise<T>, first: () => Promise<T>): Source<T> =>
   (observer) => {
     let stopped = false
-    let whole = false
     let stop: () => void = () => undefined
     const watch = () => {
       if (stopped) return
-      stop = watchTables(db, watched, read, {
-        next: (value) => {
-          whole = true
-          observer.next(value)
-        },
-        error: (error) => observer.error(error),
-      })
+      stop = watchTables(db, watched, read, observer)
     }
-    if (!first) watch()
-    else
-      first().then(
-        (value) => {
-          if (stopped || whole) return
-          observer.next(value, true)
-          stop = afterPaint(watch)
-        },
-        // The whole read reports what is wrong, if anything is.
-        () => watch(),
-      )
+    first().then(
+      (value) => {
+        if (stopped) return
+        observer.next(value, true)
+        stop = afterPaint(watch)
+      },
+      // The whole read reports what is wrong, if anything is.
+      () => watch(),
+    )
     return () => {
       stopped = true
       stop()
