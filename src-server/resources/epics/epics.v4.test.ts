@@ -1,5 +1,6 @@
 // v4 epics and the epic workflow: every operation's success and error paths,
 // bulk semantics, search, and v3 and v4 views of one epic agreeing.
+import { setTimeout } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
 import { anonymous, testService, v3, walk } from '../../testing.ts'
@@ -288,6 +289,8 @@ describe('v4 epic list and search', () => {
     const api = v4(service)
     const a = (await api.post('/epics', { name: 'Order A' })).body
     const b = (await api.post('/epics', { name: 'Order B' })).body
+    // Timestamps have millisecond resolution: the touch must come after B's creation, not in the same millisecond.
+    await setTimeout(5)
     await api.patch(`/epics/${a.id}`, { description: 'touched' })
     const desc = await walk(api, '/epics', { order_by: 'updated_at', order_dir: 'desc', limit: 100 })
     expect(desc[0].id).toBe(a.id)
