@@ -9,8 +9,10 @@
 //       traced (CDP), and the JS heap is read after a full GC;
 //   (b) cold opens: close the browser, launch a new one on the same profile
 //       (the cache filled), open the app; from navigation start to the first
-//       frame painting an epic row (Element Timing on its text, and the
-//       main thread's own frame as a cross-check); median of BENCH_COLD_OPENS;
+//       frame painting an epic list: the last screen's copy when the window
+//       kept one (app/last-screen.ts; first contentful paint), and the live
+//       app's (Element Timing on its first row's text, and the main thread's
+//       own frame as a cross-check); median of BENCH_COLD_OPENS;
 //   (c) search keystrokes, once the index is ready: typing into the epic
 //       list's search and the command palette one key at a time, from the
 //       keydown's timestamp to the task that rendered the results, and to the
@@ -109,10 +111,15 @@ async function searchCaughtUp(page: Page, quietMs = 1_000): Promise<void> {
 // ---- (b) cold open ---------------------------------------------------------------------------
 
 interface ColdOpen {
-  /** ms from navigation start: the first epic row inserted, its frame done on the main thread, its text painted. */
+  /** ms from navigation start: the live app's first epic row inserted, its frame done on the main thread, its text painted. */
   domAt: number
   frameAt: number
   paintAt: number | undefined
+  /**
+   * ms from navigation start to the last screen's copy painted (app/last-screen.ts: the epic list
+   * as the window last showed it, painted before the app runs; first contentful paint), if it was.
+   */
+  lastScreenAt: number | undefined
   /** Navigation start to the search index built from the cache. */
   searchReadyAt: number
   /** Navigation start to IndexedDB's answer: the database open, and the list's first screen read from it (-1: not opened early). */
@@ -132,10 +139,12 @@ async function coldOpen(app: WebApp, profile: string): Promise<{ browser: Browse
   await page.waitForFunction(() => (window as any).__bench.firstRow?.paintAt !== undefined, null, { polling: 50, timeout: 2_000 }).catch(() => undefined)
   await searchCaughtUp(page, 250)
   const tasks = await trace.stop()
-  const { firstRow } = await probesOf(page)
+  const { firstRow, lastScreenRow, firstContentfulPaint } = await probesOf(page)
   const markAt = (name: string) => page.evaluate((n) => performance.getEntriesByName(n, 'mark')[0]?.startTime ?? -1, name)
   const [searchReadyAt, cacheOpenAt, firstScreenReadAt] = [await markAt(SEARCH_MARKS.ready), await markAt(OPEN_MARKS.opened), await markAt(OPEN_MARKS.firstScreen)]
-  return { browser, open: { domAt: firstRow!.domAt, frameAt: firstRow!.frameAt!, paintAt: firstRow!.paintAt, searchReadyAt, cacheOpenAt, firstScreenReadAt, tasks } }
+  // The copy is the page's first content: its first contentful paint is the copy's (Element Timing reports none for it).
+  const lastScreenAt = lastScreenRow ? firstContentfulPaint : undefined
+  return { browser, open: { domAt: firstRow!.domAt, frameAt: firstRow!.frameAt!, paintAt: firstRow!.paintAt, lastScreenAt, searchReadyAt, cacheOpenAt, firstScreenReadAt, tasks } }
 }
 
 // ---- (c) search keystrokes -----------------------------------------------------------------
@@ -264,7 +273,8 @@ async function round(index: number): Promise<Round> {
       const opened = await coldOpen(app, profile)
       browser = opened.browser
       opens.push(opened.open)
-      console.error(`round ${index + 1}: cold open ${i + 1}: first row painted at ${(opened.open.paintAt ?? opened.open.frameAt).toFixed(0)} ms`)
+      const { lastScreenAt, paintAt, frameAt } = opened.open
+      console.error(`round ${index + 1}: cold open ${i + 1}: last screen painted at ${lastScreenAt?.toFixed(0) ?? '-'} ms, live list at ${(paintAt ?? frameAt).toFixed(0)} ms`)
     }
     const typed = await typeSearches(browser!.page, seededRandom(42 + index))
     return { bootstrap, opens, typed }
@@ -310,11 +320,14 @@ async function main(): Promise<void> {
 
   // (b): the median of each round's cold opens, then of the rounds.
   const opens = (pick: (o: ColdOpen) => number) => med((r) => median(r.opens.map(pick)))
-  const painted = (o: ColdOpen) => o.paintAt ?? o.frameAt
-  add('cold open: first epic list painted', opens(painted), 'ms', `from navigation start, Element Timing; median of ${COLD_OPENS} opens; goal: under 300 ms`)
-  add('cold open: first epic row in the DOM', opens((o) => o.domAt), 'ms')
+  const live = (o: ColdOpen) => o.paintAt ?? o.frameAt
+  const painted = (o: ColdOpen) => o.lastScreenAt ?? live(o)
+  const copies = rounds.reduce((n, r) => n + r.opens.filter((o) => o.lastScreenAt !== undefined).length, 0)
+  add('cold open: first epic list painted', opens(painted), 'ms', `from navigation start; median of ${COLD_OPENS} opens; goal: under 300 ms; the last screen's copy in ${copies} of ${rounds.length * COLD_OPENS} opens`)
+  add('cold open: live epic list painted', opens(live), 'ms', 'the app running (Element Timing on its first row)')
+  add('cold open: first live epic row in the DOM', opens((o) => o.domAt), 'ms')
   add('cold open: its frame done on the main thread', opens((o) => o.frameAt), 'ms', 'rAF, then the task after it')
-  add('cold open: slowest of the opens', med((r) => Math.max(...r.opens.map(painted))), 'ms')
+  add('cold open: slowest of the opens (first list)', med((r) => Math.max(...r.opens.map(painted))), 'ms')
   add('cold open: cache open (IndexedDB answered)', opens((o) => o.cacheOpenAt), 'ms', 'from navigation start; the first screen painted before it comes from the last run (data/first-screen.ts)')
   add('cold open: first screen read from the cache', opens((o) => o.firstScreenReadAt), 'ms', 'the 100 most recent epics, then all of them')
   add('cold open: search index built', opens((o) => o.searchReadyAt), 'ms', 'from navigation start')

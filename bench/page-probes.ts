@@ -20,7 +20,7 @@ export interface LongFrame {
   scripts: { invoker: string; fn: string; url: string; duration: number }[]
 }
 
-/** When the first epic row reached the page, in ms since navigation start (performance.timeOrigin). */
+/** When an epic row first reached the page, in ms since navigation start (performance.timeOrigin). */
 export interface FirstRow {
   /** The row was inserted into the DOM. */
   domAt: number
@@ -34,7 +34,12 @@ export interface FirstRow {
 export interface Probes {
   longTasks: LongTask[]
   longFrames: LongFrame[]
+  /** The live app's first epic row. */
   firstRow: FirstRow | null
+  /** The first row of the last screen's copy (app/last-screen.ts), painted before the app runs; null when none was. */
+  lastScreenRow: FirstRow | null
+  /** Paint Timing's first contentful paint: the last screen's, when there is one (Element Timing reports none for it). */
+  firstContentfulPaint?: number
 }
 
 /**
@@ -42,7 +47,7 @@ export interface Probes {
  * long frames as they happen, and the first epic row's paint.
  */
 export function installProbes(): void {
-  const probes: Probes = { longTasks: [], longFrames: [], firstRow: null }
+  const probes: Probes = { longTasks: [], longFrames: [], firstRow: null, lastScreenRow: null }
   ;(window as unknown as { __bench: Probes }).__bench = probes
   const observe = (type: string, take: (entry: any) => void, options: Record<string, unknown> = {}) => {
     try {
@@ -52,6 +57,9 @@ export function installProbes(): void {
     }
   }
   observe('longtask', (e) => probes.longTasks.push({ start: e.startTime, duration: e.duration }))
+  observe('paint', (e) => {
+    if (e.name === 'first-contentful-paint') probes.firstContentfulPaint = e.startTime
+  })
   observe('long-animation-frame', (e) =>
     probes.longFrames.push({
       start: e.startTime,
@@ -60,27 +68,31 @@ export function installProbes(): void {
       scripts: (e.scripts ?? []).map((s: any) => ({ invoker: s.invoker, fn: s.sourceFunctionName, url: s.sourceURL, duration: s.duration })),
     }),
   )
-  observe('element', (e) => {
-    if (e.identifier === 'first-epic-row' && probes.firstRow) probes.firstRow.paintAt = e.renderTime || e.startTime
-  })
 
-  // The first row of the epic list: its text is marked for Element Timing before its first paint
+  // The first row matching `selector`: its text is marked for Element Timing before its first paint
   // (a MutationObserver callback runs before the frame), and the frame is timed from the main thread too.
-  const rows = new MutationObserver(() => {
-    const row = document.querySelector('[id^="epic-row-"]')
-    if (!row) return
-    rows.disconnect()
-    const firstRow: FirstRow = { domAt: performance.now() }
-    probes.firstRow = firstRow
-    const text = row.querySelector('.name') ?? row
-    text.setAttribute('elementtiming', 'first-epic-row')
-    requestAnimationFrame(() => {
-      const channel = new MessageChannel()
-      channel.port1.onmessage = () => (firstRow.frameAt = performance.now())
-      channel.port2.postMessage(null)
+  const watchFirst = (selector: string, identifier: string, found: (row: FirstRow) => void) => {
+    const rows = new MutationObserver(() => {
+      const row = document.querySelector(selector)
+      if (!row) return
+      rows.disconnect()
+      const first: FirstRow = { domAt: performance.now() }
+      found(first)
+      const text = row.querySelector('.name') ?? row
+      text.setAttribute('elementtiming', identifier)
+      observe('element', (e) => {
+        if (e.identifier === identifier && first.paintAt === undefined) first.paintAt = e.renderTime || e.startTime
+      })
+      requestAnimationFrame(() => {
+        const channel = new MessageChannel()
+        channel.port1.onmessage = () => (first.frameAt = performance.now())
+        channel.port2.postMessage(null)
+      })
     })
-  })
-  rows.observe(document, { childList: true, subtree: true })
+    rows.observe(document, { childList: true, subtree: true })
+  }
+  watchFirst('[id^="epic-row-"]', 'first-epic-row', (row) => (probes.firstRow = row))
+  watchFirst('[id^="last-screen-epic-row-"]', 'last-screen-epic-row', (row) => (probes.lastScreenRow = row))
 }
 
 /** One keystroke in a search field, in ms since navigation start. */

@@ -1,5 +1,6 @@
 // A reopened window shows the epic list it last showed, from what it kept to
-// open fast (its first screen, which database, which account: never a token);
+// open fast (its first screen, a copy of the screen itself, which database,
+// which account: never a token);
 // removing the workspace leaves nothing of it in the browser, not its
 // database nor those, and reopening does not make the database again.
 import type { Page } from '@playwright/test'
@@ -18,11 +19,12 @@ test('a reopened window shows the list it last showed; removing the workspace le
   await waitForBootstrap(page)
   const newest = (await v4All(service.v4(), '/epics')).filter((e) => !e.archived).sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at))[0]
 
-  // The list's first screen is kept once it has been still a moment, under the database's name.
-  await expect.poll(async () => (await kept(page)).keys.filter((k) => k.startsWith('outpost:first-screen:')).length, { timeout: 15_000 }).toBe(1)
+  // The list's first screen and a copy of the screen are kept once it has been still a moment, under the database's name.
+  const perDatabase = /^outpost:(first-screen|last-screen):/
+  await expect.poll(async () => (await kept(page)).keys.filter((k) => perDatabase.test(k)).length, { timeout: 15_000 }).toBe(2)
   const { keys, databases } = await kept(page)
   const database = databases.find((d) => d.startsWith('outpost:'))!
-  expect(keys.sort()).toEqual([`outpost:first-screen:${database}`, 'outpost:last-account', 'outpost:last-workspace-db'].sort())
+  expect(keys.sort()).toEqual([`outpost:first-screen:${database}`, `outpost:last-screen:${database}`, 'outpost:last-account', 'outpost:last-workspace-db'].sort())
   // No token among them (the account kept is an AccountInfo: names and ids).
   const values = await page.evaluate(() => Object.entries(localStorage).map(([, v]) => v).join('\n'))
   expect(values).not.toContain(service.tokens.admin)

@@ -1,9 +1,13 @@
-// First: the last workspace's cache starts opening while the rest is evaluated.
-import './open-early.ts'
-import { mount } from 'svelte'
-import './app/theme.css'
-import App from './App.svelte'
+// A start paints the window's last screen first (app/last-screen.ts: a copy
+// of the epic list as it was, from localStorage), lets the browser show it,
+// and only then evaluates and mounts the app (start.ts, preloaded by
+// index.html meanwhile), which replaces it.
+import { paintLastScreen } from './app/last-screen.ts'
+import { afterNextFrame } from './lib/frames.ts'
 
 const target = document.getElementById('app')
 if (!target) throw new Error('Outpost: #app is missing from index.html')
-export default mount(App, { target })
+const lastScreen = paintLastScreen(target)
+if (lastScreen) await afterNextFrame()
+const { start } = await import('./start.ts')
+export default start(target, lastScreen)

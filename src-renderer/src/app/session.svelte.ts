@@ -6,7 +6,7 @@
 import type { AccountInfo, AppInfo, SecretStoreInfo } from '../../../src-shared/ipc.ts'
 import { BridgeError, bridge as pageBridge, type Bridge } from '../lib/bridge.ts'
 import { isLoopback } from '../lib/format.ts'
-import { readStoredJson, removeStored, writeStored } from '../lib/stored.ts'
+import { LAST_ACCOUNT_KEY, readStoredJson, removeStored, writeStored } from '../lib/stored.ts'
 
 export type SessionPhase = 'starting' | 'signed-out' | 'signed-in' | 'broken'
 
@@ -14,8 +14,6 @@ export type SessionPhase = 'starting' | 'signed-out' | 'signed-in' | 'broken'
 export function isDemoAccount(account: Pick<AccountInfo, 'baseUrl' | 'workspaceSlug'>): boolean {
   return account.workspaceSlug === 'demo' && isLoopback(account.baseUrl)
 }
-
-const LAST_ACCOUNT_KEY = 'outpost:last-account'
 
 /**
  * The account current when this window last ran, kept in localStorage (an

@@ -3,6 +3,12 @@
 // full: a read then gives nothing and a write is dropped, which costs only the
 // speed-up or the choice.
 
+/** The database of the workspace the window showed last (data/early-open.ts). */
+export const LAST_WORKSPACE_DB_KEY = 'outpost:last-workspace-db'
+
+/** The account signed in last, without its token (app/session.svelte.ts). */
+export const LAST_ACCOUNT_KEY = 'outpost:last-account'
+
 /** The key of something kept about one workspace database (`outpost:<what>:<database name>`). */
 export const workspaceKey = (what: string, dbName: string): string => `outpost:${what}:${dbName}`
 

@@ -1,9 +1,11 @@
 // The local search as a window opens it: its code (the indexer and MiniSearch)
-// is a chunk of its own, loaded after the first screen rather than parsed and
-// run before it. Until the chunk is in, queries answer nothing, as they do
+// is a chunk of its own, loaded once the first screen is painted rather than
+// parsed and run before it (even asking for it costs the opening task ~20 ms:
+// the loader adds its preload links to the document). Until the chunk is in, queries answer nothing, as they do
 // while the index is built; the version store ticks once it is in, so a
 // query typed meanwhile runs again.
 import type { OutpostDb } from '../db.ts'
+import { afterNextFrame } from '../../lib/frames.ts'
 import type { LocalSearch, SearchOptions, SearchStats } from './search.ts'
 
 const NOT_LOADED: SearchStats = { documents: 0, building: true, buildMs: 0, longestSliceMs: 0, slices: 0 }
@@ -18,7 +20,7 @@ export function createDeferredSearch(db: OutpostDb, options: SearchOptions = {})
     for (const run of listeners) run(version)
   }
 
-  const loaded = import('./search.ts').then(({ createSearch }) => {
+  const loaded = afterNextFrame().then(() => import('./search.ts')).then(({ createSearch }) => {
     if (disposed) return undefined
     search = createSearch(db, options)
     search.version.subscribe(bump)

@@ -1,0 +1,12 @@
+// The app itself, imported by main.ts once the last screen (if any) is on
+// screen. The last workspace's cache starts opening first (data/early-open.ts).
+import './open-early.ts'
+import { mount } from 'svelte'
+import './app/theme.css'
+import App from './App.svelte'
+
+/** Mounts the app into `target`, replacing the last screen in the same task: the two never share a frame. */
+export function start(target: HTMLElement, lastScreen: HTMLElement | undefined): ReturnType<typeof mount> {
+  lastScreen?.remove()
+  return mount(App, { target })
+}
