@@ -10,6 +10,7 @@
 // every commit of the burst is still in the read that follows it. A read is
 // never discarded: its answer is delivered, and one more read follows when
 // something changed meanwhile.
+import { yieldToEventLoop } from './search/slices.ts'
 import Dexie, { rangesOverlap, RangeSet, type IndexableType, type ObservabilitySet } from 'dexie'
 
 /** Waiting PACE times a read's duration before the next keeps reads under 1 / (PACE + 1) of the time. */
@@ -60,6 +61,9 @@ export function watchTables<T>(db: Dexie, watched: Watched[], read: () => Promis
     const start = performance.now()
     try {
       const value = await read()
+      // The read's last page is decoded and merged in one task; what the list then does with it
+      // (sorting, filtering, rendering 10,000 epics) takes a task of its own.
+      await yieldToEventLoop()
       if (!closed) observer.next(value)
     } catch (error) {
       // A database closed under the read (the workspace is closing) is not the list's error.
