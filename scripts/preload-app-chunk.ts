@@ -13,38 +13,40 @@ interface ModuleGraph {
   getModuleInfo(id: string): { importedIds: readonly string[] } | null
 }
 
+/** The modules `from` imports statically, itself included. */
+function reachable(from: string, graph: ModuleGraph): Set<string> {
+  const seen = new Set<string>()
+  const visit = (id: string) => {
+    if (seen.has(id)) return
+    seen.add(id)
+    for (const imported of graph.getModuleInfo(id)?.importedIds ?? []) visit(imported)
+  }
+  visit(from)
+  return seen
+}
+
 /**
- * `output.codeSplitting` groups: 'boot' (what `boot` imports statically, not
+ * `output.codeSplitting` groups: 'boot', what `boot` imports statically (not
  * `boot` itself: it awaits the app's import at its top level, and a module the
- * app imports from must not), 'app' (what `app` imports statically, less boot's).
+ * app imports from must not, or neither would finish), then 'app', what `app`
+ * imports statically less boot's.
  */
 export function bootChunks(boot: string, app: string) {
-  const reachable = (from: string, graph: ModuleGraph, seen = new Set<string>()) => {
-    const visit = (id: string) => {
-      if (seen.has(id)) return
-      seen.add(id)
-      for (const imported of graph.getModuleInfo(id)?.importedIds ?? []) visit(imported)
+  let modules: { boot: Set<string>; app: Set<string> } | undefined
+  const modulesOf = (graph: ModuleGraph) => {
+    if (!modules) {
+      const booted = reachable(boot, graph)
+      booted.delete(boot)
+      modules = { boot: booted, app: reachable(app, graph) }
     }
-    visit(from)
-    return seen
+    return modules
   }
-  let booted: Set<string> | undefined
-  let started: Set<string> | undefined
   return {
     groups: [
-      // Boot's modules go to boot first (a higher priority): the app's chunk imports them from there.
-      // A group takes the modules its own import, so 'boot' would take boot itself back: it is left out.
-      { name: 'boot', priority: 2, test: (id: string) => booted?.has(id) },
-      { name: 'app', priority: 1, test: (id: string) => started?.has(id) },
-    ].map(({ name, priority, test }) => ({
-      priority,
-      name(id: string, graph: ModuleGraph): string | null {
-        booted ??= reachable(boot, graph)
-        booted.delete(boot)
-        started ??= reachable(app, graph)
-        return test(id) ? name : null
-      },
-    })),
+      // Boot's modules go to 'boot' first (the higher priority); the app's chunk imports them from there.
+      { priority: 2, name: (id: string, graph: ModuleGraph) => (modulesOf(graph).boot.has(id) ? 'boot' : null) },
+      { priority: 1, name: (id: string, graph: ModuleGraph) => (modulesOf(graph).app.has(id) ? 'app' : null) },
+    ],
   }
 }
 
