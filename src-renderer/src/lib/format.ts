@@ -1,6 +1,9 @@
 // Small, locale-aware wording for times and sizes the shell shows.
 
 const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
+// One formatter each, made when first needed: building one per call costs far more than formatting.
+let shortDate: Intl.DateTimeFormat | undefined
+let dateAndTime: Intl.DateTimeFormat | undefined
 
 /** "just now", "2 minutes ago", "yesterday": `at` and `now` in epoch ms. */
 export function timeAgo(at: number, now: number = Date.now()): string {
@@ -10,12 +13,12 @@ export function timeAgo(at: number, now: number = Date.now()): string {
   if (abs < 45 * 60) return rtf.format(Math.round(seconds / 60), 'minute')
   if (abs < 22 * 3600) return rtf.format(Math.round(seconds / 3600), 'hour')
   if (abs < 26 * 86400) return rtf.format(Math.round(seconds / 86400), 'day')
-  return new Date(at).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' })
+  return (shortDate ??= new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' })).format(at)
 }
 
 /** A full date and time for tooltips. */
 export function fullTime(at: number): string {
-  return new Date(at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+  return (dateAndTime ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })).format(at)
 }
 
 /** "1 change", "3 changes". */
