@@ -25,11 +25,15 @@ test('a file over the service’s size limit fails in the upload tray with its m
     { name: alsoTooBig, type: 'text/plain', text: 'y'.repeat(LIMIT + 1) },
     { name: fits, type: 'text/plain', text: 'small enough' },
   ])
+  const notifications = page.getByRole('region', { name: 'Notifications' })
+  await expect(notifications.getByText('Uploading 3 files')).toBeVisible()
 
   // The tray: both refused files failed, each with the service's message in full; the one that fits is uploaded.
   const tray = page.getByRole('region', { name: 'Uploads' })
   const row = (name: string) => tray.getByRole('listitem').filter({ hasText: name })
   await expect(tray.getByRole('button', { name: '2 files not uploaded' })).toBeVisible()
+  // The notice that said the three were uploading goes with the first failure (not its own 4.5 s later): the tray says what happened.
+  await expect(notifications.getByText('Uploading 3 files')).toHaveCount(0, { timeout: 1_000 })
   for (const name of [tooBig, alsoTooBig]) {
     await expect(row(name).getByText('Failed', { exact: true })).toBeVisible()
     await expect(row(name).getByText(refusedMessage(name), { exact: true })).toBeVisible()

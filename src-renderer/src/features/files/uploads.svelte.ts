@@ -12,6 +12,7 @@
 // the main side's 'upload-progress' events are given to the one file upload in
 // flight, which is what replay sends at a time.
 import { SvelteMap } from 'svelte/reactivity'
+import { notices } from '../../app/notices.svelte.ts'
 import type { Actions } from '../../data/actions.ts'
 import type { Transport } from '../../data/transport.ts'
 import type { EntityId } from '../../data/types.ts'
@@ -125,3 +126,12 @@ export class Drops {
 
 /** The drops of this window (one list: the drop zone adds, the Files screen shows). */
 export const drops = new Drops()
+
+/** The topic of the notice that files were queued: a failure in the upload tray takes it away. */
+export const QUEUED_NOTICE = 'uploads-queued'
+
+/** Tells the user that `count` files were queued (one: `name`): uploading now, or kept until the window is back online. */
+export function noticeQueued(count: number, name: string, online: boolean | undefined): void {
+  const what = count === 1 ? `“${name}”` : `${count} files`
+  notices.show(online === false ? `${what} kept on this computer; uploading when you are back online` : `Uploading ${what}`, 'success', undefined, QUEUED_NOTICE)
+}
