@@ -358,9 +358,19 @@ export type HostClientMessage =
   | { type: 'stage'; id: number; name: string; data: string }
 
 export type HostMessage =
-  | { type: 'result'; id: number; result: IpcResult<unknown> }
+  /** `parts`: the value, a list, came before it in that many 'part' messages (see HOST_PART_ITEMS). */
+  | { type: 'result'; id: number; result: IpcResult<unknown>; parts?: number }
+  | { type: 'part'; id: number; items: unknown[] }
   | { type: 'staged'; id: number; path?: string; error?: string }
   | { type: 'event'; event: EventChannel; payload: unknown }
+
+/**
+ * An answer whose value is a long list (the v3 list of 10,000 epics, ~7 MB)
+ * goes to the page as 'part' messages of this many items, then the answer
+ * with an empty list and the number of parts: the page decodes each part in
+ * a task of its own, where one message would be one long task.
+ */
+export const HOST_PART_ITEMS = 1_000
 
 /**
  * Host messages are JSON, which has no bytes: a Uint8Array in an answer

@@ -56,8 +56,11 @@ function collect<E extends EventChannel>(b: Bridge, event: E) {
   return seen
 }
 
+/** Lists longer than this come to the page in parts (HOST_PART_ITEMS is 1,000; the demo has a few dozen epics). */
+const PART_ITEMS = 10
+
 beforeAll(async () => {
-  app = await startWebApp({ rendererDir, dataDir, secrets: new MemorySecretStore() })
+  app = await startWebApp({ rendererDir, dataDir, secrets: new MemorySecretStore(), partItems: PART_ITEMS })
 })
 
 afterAll(async () => {
@@ -126,6 +129,30 @@ describe('the handler table over the socket', () => {
     const created = (await page.call('outpost:api.call', { operation: 'epics.create', body: { name: 'Made over the host socket' } })) as any
     const read = (await page.call('outpost:api.call', { operation: 'epics.get', params: { id: created.id } })) as any
     expect(read.name).toBe('Made over the host socket')
+  })
+
+  it('gives a long list back whole, though it crosses the socket in parts', async () => {
+    const frames: string[] = []
+    const Socket = socketFrom(app.host.origin) as unknown as typeof WebSocket
+    const Counting = class extends Socket {
+      constructor(url: string, protocols: string[]) {
+        super(url, protocols)
+        this.on('message', (data) => frames.push(String(data)))
+      }
+    }
+    const page = hostBridge({ url: `ws://127.0.0.1:${app.host.port}${HOST_BRIDGE_PATH}`, secret: app.host.secret, WebSocket: Counting as unknown as new (url: string, protocols: string[]) => globalThis.WebSocket })
+    bridges.push(page)
+    const list = (await page.call('outpost:api.call', { operation: 'epics.v3List' })) as { id: number }[]
+    const direct = await request(`${app.service!.baseUrl}/api/v3/epics`, { headers: { 'Shortcut-Token': app.service!.tokens.admin } })
+    const expected = (await direct.body.json()) as { id: number }[]
+    expect(expected.length).toBeGreaterThan(2 * PART_ITEMS)
+    expect(list.map((e) => e.id)).toEqual(expected.map((e) => e.id))
+    // What crossed: ceil(n / PART_ITEMS) parts of at most PART_ITEMS, then the answer with an empty list.
+    const messages = frames.map((f) => JSON.parse(f) as { type: string; items?: unknown[]; parts?: number; result?: { value: unknown } }).filter((m) => m.type !== 'event')
+    const parts = messages.filter((m) => m.type === 'part')
+    expect(parts).toHaveLength(Math.ceil(expected.length / PART_ITEMS))
+    expect(parts.every((p) => p.items!.length <= PART_ITEMS)).toBe(true)
+    expect(messages.at(-1)).toMatchObject({ type: 'result', parts: parts.length, result: { value: [] } })
   })
 
   it('answers failures as typed errors: unknown operation, bad request, the service’s 404', async () => {

@@ -17,6 +17,7 @@ import {
   HOST_BRIDGE_PATH,
   HOST_BRIDGE_PROTOCOL,
   HOST_BYTES_KEY,
+  HOST_PART_ITEMS,
   HOST_SECRET_FRAGMENT,
   HOST_SECRET_PROTOCOL_PREFIX,
   type EventChannel,
@@ -37,6 +38,8 @@ export interface HostOptions {
   port?: number
   /** Largest staged file, in bytes (the service takes 50 MiB). */
   maxFileBytes?: number
+  /** Items of a long answer per message (HOST_PART_ITEMS; tests make it small). */
+  partItems?: number
 }
 
 export interface Host {
@@ -63,6 +66,15 @@ type HostedSide = Pick<MainSide, 'table' | 'pickedFiles' | 'folders' | 'accounts
  * bytes of files.read) goes as base64 under HOST_BYTES_KEY, and the page's
  * bridge makes it a Uint8Array again.
  */
+/** A result whose value is a list longer than `partItems`: its parts, then itself with an empty list (see HOST_PART_ITEMS). */
+export function splitHostMessage(message: HostMessage, partItems = HOST_PART_ITEMS): HostMessage[] {
+  if (message.type !== 'result' || !message.result.ok || !Array.isArray(message.result.value) || message.result.value.length <= partItems) return [message]
+  const list = message.result.value as unknown[]
+  const parts: HostMessage[] = []
+  for (let at = 0; at < list.length; at += partItems) parts.push({ type: 'part', id: message.id, items: list.slice(at, at + partItems) })
+  return [...parts, { ...message, parts: parts.length, result: { ok: true, value: [] } }]
+}
+
 export function encodeHostMessage(message: HostMessage): string {
   return JSON.stringify(message, (_key, value: unknown) => {
     if (value instanceof Uint8Array) return { [HOST_BYTES_KEY]: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') }
@@ -142,7 +154,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
   })
 
   const send = (ws: WebSocket, message: HostMessage) => {
-    if (ws.readyState === ws.OPEN) ws.send(encodeHostMessage(message))
+    for (const part of splitHostMessage(message, options.partItems)) if (ws.readyState === ws.OPEN) ws.send(encodeHostMessage(part))
   }
 
   // The page has no paths of its own: its file is written into the staging folder, a staged copy from the start.

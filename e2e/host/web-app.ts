@@ -29,6 +29,8 @@ export interface WebAppOptions {
   syncIntervalMs?: number
   /** The service's rate limit when it is not the real 200 a minute (benchmarks scale the window): the gateway paces to it. */
   rateLimit?: GatewayOptions['rateLimit']
+  /** Items of a long answer per bridge message (see HostOptions.partItems). */
+  partItems?: number
 }
 
 export interface WebApp {
@@ -74,7 +76,7 @@ async function startDemoService(dataDir: string): Promise<RunningService> {
 export async function startWebApp(options: WebAppOptions): Promise<WebApp> {
   await mkdir(options.dataDir, { recursive: true })
   const secrets = options.secrets ?? (await hostSecretStore()).store
-  const host = await startHost({ rendererDir: options.rendererDir, port: options.port })
+  const host = await startHost({ rendererDir: options.rendererDir, port: options.port, partItems: options.partItems })
   let service: RunningService | undefined
   // The service runs in this process; the main side closes it with itself.
   const demo = demoLauncher(async () => {

@@ -102,6 +102,8 @@ export function hostBridge(options: HostBridgeOptions): Bridge & { close(): void
   let closed = false
   let nextId = 1
   const pending = new Map<number, { resolve: (message: HostMessage) => void; reject: (error: BridgeError) => void }>()
+  /** The parts of long answers still coming, by request id. */
+  const parts = new Map<number, { items: unknown[]; count: number }>()
   const listeners = new Map<EventChannel, Set<(payload: never) => void>>()
 
   const connect = (): Promise<WebSocket> => {
@@ -124,8 +126,25 @@ export function hostBridge(options: HostBridgeOptions): Bridge & { close(): void
           for (const listener of listeners.get(message.event) ?? []) listener(message.payload as never)
           return
         }
+        // A long answer's list comes first, in parts, each decoded in its own task (HOST_PART_ITEMS).
+        if (message.type === 'part') {
+          const got = parts.get(message.id) ?? { items: [], count: 0 }
+          for (const item of message.items) got.items.push(item)
+          got.count++
+          parts.set(message.id, got)
+          return
+        }
         const waiting = pending.get(message.id)
         pending.delete(message.id)
+        if (message.type === 'result' && message.parts !== undefined) {
+          const got = parts.get(message.id)
+          parts.delete(message.id)
+          if (got?.count !== message.parts || !message.result.ok) {
+            waiting?.reject(new BridgeError(lost('The Outpost host’s answer came in part only; try again.')))
+            return
+          }
+          message = { ...message, result: { ok: true, value: got.items } }
+        }
         waiting?.resolve(message)
       })
       ws.addEventListener('close', () => {
@@ -133,6 +152,7 @@ export function hostBridge(options: HostBridgeOptions): Bridge & { close(): void
         socket = undefined
         for (const waiting of pending.values()) waiting.reject(new BridgeError(lost('The connection to the Outpost host was lost; try again.')))
         pending.clear()
+        parts.clear()
         reject(new BridgeError(lost('Could not connect to the Outpost host (is `npm run web` still running, and was the page opened with its key?).')))
         // Keep listening for events once the host is back.
         if (!closed && listeners.size > 0) setTimeout(() => void connect().catch(() => undefined), options.reconnectMs ?? 1_000)
