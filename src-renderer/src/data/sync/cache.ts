@@ -6,6 +6,7 @@
 // - `overlay` and `outbox` are never touched: local, unconfirmed changes belong
 //   to the outbox, which reconciles them with what the server says.
 import type { Table } from 'dexie'
+import { yieldToEventLoop } from '../search/slices.ts'
 import type { OutpostDb } from '../db.ts'
 import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedHealth, EntityId } from '../types.ts'
 import type { KindCheckpoint } from './checkpoints.ts'
@@ -39,6 +40,16 @@ const SLICE = 500
 /** `rows` stored in slices (see SLICE), inside the caller's transaction. */
 async function putInSlices<T, Key, Insert>(table: Table<T, Key, Insert>, rows: readonly Insert[]): Promise<void> {
   for (let i = 0; i < rows.length; i += SLICE) await table.bulkPut(rows.slice(i, i + SLICE))
+}
+
+/** `items` converted SLICE at a time, the event loop given a turn between slices (outside any transaction). */
+async function convertInSlices<T, U>(items: readonly T[], convert: (item: T) => U): Promise<U[]> {
+  const out: U[] = []
+  for (let i = 0; i < items.length; i += SLICE) {
+    if (i > 0) await yieldToEventLoop()
+    for (const item of items.slice(i, i + SLICE)) out.push(convert(item))
+  }
+  return out
 }
 
 /** Every row of a table, read in slices by primary key (see SLICE), inside the caller's transaction. */
@@ -205,6 +216,9 @@ export async function writeEpicList(
   known: ReadonlySet<EntityId>,
 ): Promise<EpicListResult> {
   const positions = new Map(list.map((e) => [e.id, e.position]))
+  // Converted before the transaction, a slice a task: 10,000 at once would be one long task (a
+  // transaction cannot wait for the event loop: it would commit).
+  const listed = mode === 'bootstrap' ? await convertInSlices(list, epicFromV3) : []
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const cached = await readInSlices(db.epics)
     const cachedIds = new Set(cached.map((e) => e.id))
@@ -213,7 +227,7 @@ export async function writeEpicList(
       const position = positions.get(e.id as number)
       if (position !== undefined && position !== e.position) changed.push({ ...e, position })
     }
-    if (mode === 'bootstrap') for (const e of list) if (!cachedIds.has(e.id)) changed.push(epicFromV3(e))
+    for (const e of listed) if (!cachedIds.has(e.id)) changed.push(e)
     await putInSlices(db.epics, changed)
     const gone = droppedFrom([...cachedIds], new Set(positions.keys()), known)
     await removeEpics(db, gone)
