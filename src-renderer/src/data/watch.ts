@@ -10,7 +10,7 @@
 // every commit of the burst is still in the read that follows it. A read is
 // never discarded: its answer is delivered, and one more read follows when
 // something changed meanwhile.
-import { yieldToEventLoop } from './search/slices.ts'
+import { yieldToEventLoop } from '../lib/yield.ts'
 import Dexie, { rangesOverlap, RangeSet, type IndexableType, type ObservabilitySet } from 'dexie'
 
 /** Waiting PACE times a read's duration before the next keeps reads under 1 / (PACE + 1) of the time. */

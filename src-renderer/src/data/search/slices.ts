@@ -3,13 +3,10 @@
 // and rendering never wait behind it. The slicer also records its longest
 // slice: the figure that proves it.
 
-/**
- * How eagerly the next slice runs. 'background' (building the index when a
- * window opens) runs only when nothing else is waiting, so the first screen
- * and its reads of the cache go first; 'user-visible' (changes to take in)
- * takes its turn with the page's other tasks.
- */
-export type SlicePriority = 'background' | 'user-visible'
+// How eagerly the next slice runs (lib/yield.ts): building the index when a window opens is
+// 'background', so the first screen and its reads of the cache go first; changes to take in are
+// 'user-visible'.
+import { yieldToEventLoop, type SlicePriority } from '../../lib/yield.ts'
 
 export class Slicer {
   /** Longest run of our own synchronous work between two yields or awaits, in ms. */
@@ -62,20 +59,4 @@ export class Slicer {
       this.begin()
     }
   }
-}
-
-interface Scheduler {
-  postTask?: (task: () => void, options: { priority: SlicePriority }) => Promise<void>
-}
-
-/**
- * Gives the event loop a turn: a task of that priority in Chromium
- * (scheduler.postTask; scheduler.yield would put the continuation ahead of
- * every other task instead), setImmediate in Node, a timer elsewhere.
- */
-export function yieldToEventLoop(priority: SlicePriority = 'user-visible'): Promise<void> {
-  const scheduler = (globalThis as { scheduler?: Scheduler }).scheduler
-  if (typeof scheduler?.postTask === 'function') return scheduler.postTask(() => undefined, { priority })
-  if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve))
-  return new Promise((resolve) => setTimeout(resolve, 0))
 }

@@ -6,7 +6,7 @@
 // - `overlay` and `outbox` are never touched: local, unconfirmed changes belong
 //   to the outbox, which reconciles them with what the server says.
 import type { Table } from 'dexie'
-import { yieldToEventLoop } from '../search/slices.ts'
+import { yieldToEventLoop } from '../../lib/yield.ts'
 import type { OutpostDb } from '../db.ts'
 import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedHealth, EntityId } from '../types.ts'
 import type { KindCheckpoint } from './checkpoints.ts'
