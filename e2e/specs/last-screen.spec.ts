@@ -101,6 +101,12 @@ test('only the plain list is kept, and a changed copy or another screen paints n
   await page.waitForTimeout(2_500)
   expect((await keptCopy(page))?.value).toBe(value)
   await page.getByLabel('Search epics', { exact: true }).fill('')
+  // Nor with another sort: a start lists the latest updated first.
+  const sort = page.getByRole('combobox', { name: /sort/i })
+  await sort.selectOption({ label: 'Name' })
+  await page.waitForTimeout(2_500)
+  expect((await keptCopy(page))?.value).toBe(value)
+  await sort.selectOption({ label: 'Last updated' })
 
   await page.addInitScript(recordLastScreen)
 

@@ -38,6 +38,11 @@ export class EpicListState {
     return [this.states, this.owners, this.teams, this.objectives].filter((f) => f.length > 0).length + (this.archived === 'active' ? 0 : 1)
   }
 
+  /** True when the list is as a start shows it: nothing searched or filtered, the latest updated first. */
+  get isAsStarted(): boolean {
+    return this.query === '' && this.activeFilterCount === 0 && this.sort === 'updated' && this.dir === 'desc'
+  }
+
   setSort = (key: SortKey) => {
     if (this.sort === key) {
       this.dir = this.dir === 'asc' ? 'desc' : 'asc'
