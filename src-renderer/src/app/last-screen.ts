@@ -71,9 +71,8 @@ export function paintLastScreen(target: HTMLElement): HTMLElement | undefined {
   copy.style.display = 'contents'
   copy.inert = true
   copy.setAttribute('aria-hidden', 'true')
+  // Light or dark as the OS is: with no html[data-theme] yet, theme.css follows it by itself.
   copy.innerHTML = kept.html
-  // The theme the app would set at once (it follows the OS).
-  document.documentElement.dataset.theme = matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'
   target.replaceChildren(copy)
   performance.mark(LAST_SCREEN_MARK)
   return copy
@@ -135,10 +134,9 @@ export function keepLastScreen(root: HTMLElement, dbName: string, showsEpicList:
   }
 }
 
-/** No dialog open, nothing typed in a field, the list scrolled to its top: what a start shows. */
+/** No dialog open and the list scrolled to its top (the caller knows whether it is searched or filtered): what a start shows. */
 function isPlainList(root: HTMLElement): boolean {
   if (root.querySelector('dialog[open], [aria-modal="true"], [role="dialog"], [role="alertdialog"]')) return false
-  if (![...root.querySelectorAll<HTMLInputElement>('input[type="search"], input[type="text"], input:not([type])')].every((input) => input.value === '')) return false
   const list = root.querySelector('[role="listbox"]')
   if (!list) return false
   return [list, ...list.querySelectorAll(':scope > *')].every((element) => element.scrollTop === 0)

@@ -8,6 +8,7 @@ import type { OutpostDb } from '../data/db.ts'
 import { FIRST_SCREEN_EPICS, takeEarlyFirstScreen } from '../data/early-open.ts'
 import { readFirstScreen, saveFirstScreen } from '../data/first-screen.ts'
 import { watchTables, type Watched } from '../data/watch.ts'
+import { afterNextFrame } from '../lib/frames.ts'
 import { byId, writeStatesOf, type WriteState } from './lookup.ts'
 import { syncStatus, type SyncStatus } from '../data/engine.ts'
 import {
@@ -46,22 +47,6 @@ const liveSource =
     return () => subscription.unsubscribe()
   }
 
-/** Runs `run` once the current frame has been painted (or soon, in a window that paints no frames). */
-function afterPaint(run: () => void): () => void {
-  let done = false
-  const once = () => {
-    if (done) return
-    done = true
-    run()
-  }
-  const fallback = setTimeout(once, 250)
-  requestAnimationFrame(() => setTimeout(once, 0))
-  return () => {
-    done = true
-    clearTimeout(fallback)
-  }
-}
-
 /**
  * A read of whole tables, re-run at a pace while commits keep coming (the big
  * lists: see data/watch.ts). A small read (`first`) answers first, so a list
@@ -81,7 +66,8 @@ const watchedSource =
       (value) => {
         if (stopped) return
         observer.next(value, true)
-        stop = afterPaint(watch)
+        // Once that screen is painted; stopped before then, `watch` starts nothing.
+        void afterNextFrame(250).then(watch)
       },
       // The whole read reports what is wrong, if anything is.
       () => watch(),

@@ -1,8 +1,9 @@
 // Small, locale-aware wording for times and sizes the shell shows.
 
 const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
-// One formatter each, made when first needed: building one per call costs far more than formatting.
-let shortDate: Intl.DateTimeFormat | undefined
+// One formatter per wording, made when first needed and shared by the shell and the screens
+// (features/ui/format.ts): toLocaleDateString and toLocaleString build a new one at every call.
+let withYear: Intl.DateTimeFormat | undefined
 let dateAndTime: Intl.DateTimeFormat | undefined
 
 /** "just now", "2 minutes ago", "yesterday": `at` and `now` in epoch ms. */
@@ -13,11 +14,16 @@ export function timeAgo(at: number, now: number = Date.now()): string {
   if (abs < 45 * 60) return rtf.format(Math.round(seconds / 60), 'minute')
   if (abs < 22 * 3600) return rtf.format(Math.round(seconds / 3600), 'hour')
   if (abs < 26 * 86400) return rtf.format(Math.round(seconds / 86400), 'day')
-  return (shortDate ??= new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' })).format(at)
+  return dateWithYear(at)
+}
+
+/** "12 Mar 2023", in the user's locale's words and order. */
+export function dateWithYear(at: number | Date): string {
+  return (withYear ??= new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' })).format(at)
 }
 
 /** A full date and time for tooltips. */
-export function fullTime(at: number): string {
+export function fullTime(at: number | Date): string {
   return (dateAndTime ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })).format(at)
 }
 

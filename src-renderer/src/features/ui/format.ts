@@ -1,4 +1,5 @@
 // How times, dates and sizes read in the screens.
+import { dateWithYear, fullTime } from '../../lib/format.ts'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -6,9 +7,8 @@ const DAY = 24 * HOUR
 
 // One formatter per wording, made once: toLocaleDateString and toLocaleString
 // build a new one at every call, and the epics list formats a few dates a row.
+// The ones the shell uses too are lib/format.ts's.
 const DAY_MONTH = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' })
-const DAY_MONTH_YEAR = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric' })
-const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
 
 /** "just now", "5 min ago", "3 h ago", "yesterday", "12 Mar", "12 Mar 2023". */
 export function relativeTime(iso: string | number | null | undefined, now = Date.now()): string {
@@ -29,14 +29,14 @@ export function shortDate(value: string | number | null | undefined, now = Date.
   const d = new Date(typeof value === 'number' ? value : Date.parse(value))
   if (Number.isNaN(d.getTime())) return ''
   const sameYear = d.getFullYear() === new Date(now).getFullYear()
-  return (sameYear ? DAY_MONTH : DAY_MONTH_YEAR).format(d)
+  return sameYear ? DAY_MONTH.format(d) : dateWithYear(d)
 }
 
 export function fullDateTime(value: string | number | null | undefined): string {
   if (value === null || value === undefined || value === '') return ''
   const d = new Date(typeof value === 'number' ? value : Date.parse(value))
   if (Number.isNaN(d.getTime())) return ''
-  return DATE_TIME.format(d)
+  return fullTime(d)
 }
 
 /** A stored timestamp as the value of an <input type="date"> (local calendar day). */
