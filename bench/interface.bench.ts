@@ -59,9 +59,7 @@ interface Bootstrap {
   tasks: MainThreadTasks
   /** The Long Tasks API's view of the same time: tasks of 50 ms or more. */
   longTasks: LongTask[]
-  /** The longest frames (Long Animation Frames API) and the scripts in them. */
-  longFrames: LongFrame[]
-  /** The frame that held the longest long task, and the scripts in it: what that task was. */
+  /** The frame (Long Animation Frames API) that held the longest long task, and the scripts in it: what that task was. */
   longestTaskFrame: LongFrame | undefined
   heapBytes: number
 }
@@ -87,11 +85,9 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     const heapBytes = await heapAfterGc(cdp)
     const probes = await probesOf(page)
     const longTasks = probes.longTasks.filter((t) => t.start >= pageStart)
-    const frames = probes.longFrames.filter((f) => f.start >= pageStart)
-    const longFrames = [...frames].sort((a, b) => b.duration - a.duration).slice(0, 5)
     const longestTask = [...longTasks].sort((a, b) => b.duration - a.duration)[0]
-    const longestTaskFrame = longestTask && frames.find((f) => f.start <= longestTask.start + 1 && longestTask.start < f.start + f.duration)
-    return { syncedMs, indexedMs, requests: traffic.requests, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longFrames, longestTaskFrame, heapBytes }
+    const longestTaskFrame = longestTask && probes.longFrames.find((f) => f.start <= longestTask.start + 1 && longestTask.start < f.start + f.duration)
+    return { syncedMs, indexedMs, requests: traffic.requests, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
   } finally {
     await context.close()
   }

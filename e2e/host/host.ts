@@ -66,6 +66,14 @@ type HostedSide = Pick<MainSide, 'table' | 'pickedFiles' | 'folders' | 'accounts
  * bytes of files.read) goes as base64 under HOST_BYTES_KEY, and the page's
  * bridge makes it a Uint8Array again.
  */
+export function encodeHostMessage(message: HostMessage): string {
+  return JSON.stringify(message, (_key, value: unknown) => {
+    if (value instanceof Uint8Array) return { [HOST_BYTES_KEY]: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') }
+    if (value instanceof ArrayBuffer) return { [HOST_BYTES_KEY]: Buffer.from(value).toString('base64') }
+    return value
+  })
+}
+
 /** A result whose value is a list longer than `partItems`: its parts, then itself with an empty list (see HOST_PART_ITEMS). */
 export function splitHostMessage(message: HostMessage, partItems = HOST_PART_ITEMS): HostMessage[] {
   if (message.type !== 'result' || !message.result.ok || !Array.isArray(message.result.value) || message.result.value.length <= partItems) return [message]
@@ -73,14 +81,6 @@ export function splitHostMessage(message: HostMessage, partItems = HOST_PART_ITE
   const parts: HostMessage[] = []
   for (let at = 0; at < list.length; at += partItems) parts.push({ type: 'part', id: message.id, items: list.slice(at, at + partItems) })
   return [...parts, { ...message, parts: parts.length, result: { ok: true, value: [] } }]
-}
-
-export function encodeHostMessage(message: HostMessage): string {
-  return JSON.stringify(message, (_key, value: unknown) => {
-    if (value instanceof Uint8Array) return { [HOST_BYTES_KEY]: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') }
-    if (value instanceof ArrayBuffer) return { [HOST_BYTES_KEY]: Buffer.from(value).toString('base64') }
-    return value
-  })
 }
 
 function sameSecret(offered: string, secret: string): boolean {
