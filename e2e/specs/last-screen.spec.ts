@@ -16,11 +16,13 @@ interface Seen {
   /** The copy and the live list were in the document together when the page's observers ran. */
   together: boolean
   removed: boolean
+  /** The first frame without the copy had the live sidebar and status bar (the app mounted whole in the copy's place). */
+  whole: boolean
 }
 
 /** Installed before the page's scripts: what became of the last screen's copy. */
 function recordLastScreen(): void {
-  const seen: Seen = { painted: false, framed: false, inert: false, hidden: false, rowText: '', together: false, removed: false }
+  const seen: Seen = { painted: false, framed: false, inert: false, hidden: false, rowText: '', together: false, removed: false, whole: false }
   ;(window as unknown as { __lastScreen: Seen }).__lastScreen = seen
   new MutationObserver(() => {
     const copy = document.querySelector<HTMLElement>('.last-screen')
@@ -31,7 +33,10 @@ function recordLastScreen(): void {
       seen.rowText = copy.querySelector('[id^="last-screen-epic-row-"]')?.textContent ?? ''
       requestAnimationFrame(() => (seen.framed = copy.isConnected))
     }
-    if (seen.painted && !copy) seen.removed = true
+    if (seen.painted && !copy && !seen.removed) {
+      seen.removed = true
+      requestAnimationFrame(() => (seen.whole = !!document.querySelector('nav[aria-label="Outpost"]') && !!document.querySelector('footer[aria-label="Status"]')))
+    }
     if (copy && document.querySelector('[id^="epic-row-"]')) seen.together = true
   }).observe(document, { childList: true, subtree: true })
 }
@@ -79,7 +84,7 @@ test('a reopened window paints its last epic list before the app runs, and the a
   await expect(page.getByRole('option').filter({ hasText: newest.name }).first()).toBeVisible()
   await page.screenshot({ path: info.outputPath('last-screen-live.png') })
   const seen = await seenOf(page)
-  expect(seen).toMatchObject({ painted: true, framed: true, inert: true, hidden: true, together: false, removed: true })
+  expect(seen).toMatchObject({ painted: true, framed: true, inert: true, hidden: true, together: false, removed: true, whole: true })
   expect(seen.rowText).toContain(newest.name)
   // Gone once the app is up: no copy, no id twice.
   expect(await page.locator('.last-screen').count()).toBe(0)

@@ -4,9 +4,9 @@ import './open-early.ts'
 import { mount } from 'svelte'
 import './app/theme.css'
 import App from './App.svelte'
+import { replaceLastScreen } from './app/last-screen.ts'
 
 /** Mounts the app into `target`, replacing the last screen in the same task: the two never share a frame. */
 export function start(target: HTMLElement, lastScreen: HTMLElement | undefined): ReturnType<typeof mount> {
-  lastScreen?.remove()
-  return mount(App, { target })
+  return lastScreen ? replaceLastScreen(lastScreen, () => mount(App, { target })) : mount(App, { target })
 }

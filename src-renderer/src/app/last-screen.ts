@@ -78,6 +78,27 @@ export function paintLastScreen(target: HTMLElement): HTMLElement | undefined {
   return copy
 }
 
+let replacing = false
+
+/**
+ * Mounts the app over the painted copy (start.ts). What mounts in that task
+ * (the workspace's shell mounts in its microtasks, from the app's effects)
+ * asks `isReplacingLastScreen` to mount whole at once, as the copy showed it,
+ * rather than in parts over several tasks: a part left for later would leave
+ * a frame with less on screen than the copy had.
+ */
+export function replaceLastScreen<T>(copy: HTMLElement, mount: () => T): T {
+  copy.remove()
+  replacing = true
+  setTimeout(() => (replacing = false), 0)
+  return mount()
+}
+
+/** True in the task that mounts the app in place of the last screen's copy (see replaceLastScreen). */
+export function isReplacingLastScreen(): boolean {
+  return replacing
+}
+
 /** Attributes a copy never carries: nothing in it runs, loads, submits or takes the focus. */
 const DROPPED_ATTRIBUTES = new Set(['autofocus', 'src', 'srcset', 'action', 'formaction'])
 
