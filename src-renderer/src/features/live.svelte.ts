@@ -10,6 +10,7 @@ import { readFirstScreen, saveFirstScreen } from '../data/first-screen.ts'
 import { watchTables, type Watched } from '../data/watch.ts'
 import { afterNextFrame } from '../lib/frames.ts'
 import { yieldToEventLoop } from '../lib/yield.ts'
+import { compareText } from './epics/epic-filter.ts'
 import { byId, writeStatesOf, type WriteState } from './lookup.ts'
 import { syncStatus, type SyncStatus } from '../data/engine.ts'
 import {
@@ -135,7 +136,7 @@ function epicsSource(db: OutpostDb): Source<CachedEpic[]> {
  */
 async function newestFirst(epics: CachedEpic[]): Promise<CachedEpic[]> {
   await yieldToEventLoop()
-  return epics.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0))
+  return epics.sort((a, b) => compareText(b.updated_at, a.updated_at))
 }
 
 export class Live<T> {
