@@ -1,5 +1,6 @@
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
-import { afterEach, describe, expect, it } from 'vitest'
+import MiniSearch from 'minisearch'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { OutpostDb } from '../db.ts'
 import { cachedEpic } from '../test-rows.ts'
 import type { CachedComment, CachedDoc, CachedEpic, CachedFile, OverlayRow } from '../types.ts'
@@ -172,6 +173,27 @@ describe('local search', () => {
         fresh.dispose()
       }
     }
+  })
+
+  it('cuts no snippet when asked not to, and ranks the same', async () => {
+    const { search } = await seeded()
+    const plain = search.query('finance', { snippets: false })
+    expect(plain.length).toBeGreaterThan(1)
+    expect(plain.every((hit) => hit.snippet === undefined)).toBe(true)
+    const full = search.query('finance')
+    expect(full.some((hit) => hit.snippet?.includes('finance'))).toBe(true)
+    expect(plain).toEqual(full.map(({ snippet: _, ...hit }) => hit))
+  })
+
+  it('asks the index once for a word typed again after others, and answers as before', async () => {
+    const { search } = await seeded()
+    const asked = vi.spyOn(MiniSearch.prototype, 'search')
+    const first = search.query('dashboard')
+    for (const other of ['billing', 'release', 'tokens', 'checklist', 'invoice', 'finance', 'spacing', 'widgets', 'members', 'quarterly']) search.query(other)
+    const before = asked.mock.calls.length
+    expect(search.query('dashboard')).toEqual(first)
+    expect(asked.mock.calls.length).toBe(before)
+    asked.mockRestore()
   })
 
   it('answers nothing to an empty query', async () => {

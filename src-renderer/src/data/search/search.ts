@@ -47,6 +47,8 @@ export interface QueryOptions {
   kinds?: readonly SearchKind[]
   /** At most this many results (default 20). */
   limit?: number
+  /** Cut a snippet of each result's body (default true); a caller that shows none saves the work. */
+  snippets?: boolean
 }
 
 export interface SearchStats {
@@ -105,8 +107,13 @@ const BUILD_PAGE: Record<SearchKind, number> = { epic: 500, doc: 50, file: 500, 
 const REFRESH_BATCH = 100
 /** See SearchOptions.startDelayMs. */
 const WINDOW_START_DELAY_MS = 1_000
-/** Query words whose matches are kept between keystrokes: those of the phrase being typed. */
-const KEPT_WORDS = 8
+/**
+ * Query words' matches kept between keystrokes, counted in documents: the
+ * phrase being typed and the last few (~6 MB at most). A word that
+ * matches most of the index ("epic" in a workspace of epics) costs 10-20 ms to
+ * score again; kept, its next use costs a lookup.
+ */
+const KEPT_MATCHES = 60_000
 
 /** A document one query word matched: its relevance, and the document's words that matched. */
 interface WordMatch {
@@ -160,6 +167,8 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   const overlayStamps = new Map<string, number>()
   /** What recent query words matched, most recently used last (see matchesOf); emptied when the index changes. */
   const wordMatches = new Map<string, Map<string, WordMatch>>()
+  /** The documents counted over wordMatches' maps. */
+  let keptMatches = 0
 
   let pending = emptyChangeSet()
   let building = true
@@ -200,6 +209,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       documents.set(key, document)
     }
     wordMatches.clear()
+    keptMatches = 0
   }
 
   async function build(): Promise<void> {
@@ -354,7 +364,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   // Callers that never await `ready` must not see an unhandled rejection; onError was told.
   ready.catch(() => {})
 
-  function query(text: string, { kinds, limit = 20 }: QueryOptions = {}): SearchResult[] {
+  function query(text: string, { kinds, limit = 20, snippets = true }: QueryOptions = {}): SearchResult[] {
     const words = terms(text)
     if (words.length === 0 || limit <= 0 || disposed) return []
     // Stop words are not in bodies: among other words they would only narrow the results to titles
@@ -362,28 +372,30 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     const searched = words.some((word) => !isStopWord(word)) ? words.filter((word) => !isStopWord(word)) : words
     // A single letter starts a word of a third of all titles: asking the index would score thousands of
     // documents. It is checked against the title of each candidate instead.
-    const letters = searched.filter((word) => word.length === 1)
-    const indexed = searched.filter((word) => word.length > 1)
+    const letters = titleWords(searched.filter((word) => word.length === 1))
+    const indexed = [...new Set(searched.filter((word) => word.length > 1))]
     const wanted = kinds ? new Set(kinds) : null
     const phrase = words.join(' ')
+    const allWords = titleWords(words)
+    // Thousands of documents may be considered a keystroke: nothing is made for one until it is among the best.
     const best: Ranked[] = []
-    const consider = (document: SearchDocument | undefined, relevance: number, matched: readonly string[]) => {
+    const consider = (key: string, document: SearchDocument | undefined, relevance: number) => {
       if (!document || (wanted && !wanted.has(document.kind))) return
-      if (letters.length > 0 && !startsTitleWords(document.titleTerms, letters)) return
+      if (letters.words.length > 0 && !startsTitleWords(document.titleTerms, letters)) return
       relevance *= document.archived ? ARCHIVED_FACTOR : 1
-      keepBest(best, limit, { rank: titleTier(document.titleTerms, phrase, words) + relevance / (1 + relevance), document, matched })
+      keepBest(best, limit, titleTier(document.titleTerms, phrase, allWords) + relevance / (1 + relevance), key, document)
     }
+    let wordMaps: Map<string, WordMatch>[] = []
     if (indexed.length === 0) {
       // Letters only: every title, shorter (more specific) ones first.
-      for (const document of documents.values()) consider(document, 8 / (8 + document.titleTerms.length), letters)
+      for (const [key, document] of documents) consider(key, document, 8 / (8 + document.titleTerms.length))
     } else {
       // Every word must match (AND). What MiniSearch's AND would score: the sum of each word's
       // relevance, times the number of distinct words.
-      const words = [...new Set(indexed)]
-      const [fewest, ...others] = words.map(matchesOf).sort((a, b) => a.size - b.size)
+      wordMaps = indexed.map(matchesOf)
+      const [fewest, ...others] = [...wordMaps].sort((a, b) => a.size - b.size)
       for (const [key, first] of fewest) {
         let relevance = first.score
-        let matched = first.terms
         for (const other of others) {
           const match = other.get(key)
           if (!match) {
@@ -391,20 +403,23 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
             break
           }
           relevance += match.score
-          matched = matched.concat(match.terms)
         }
-        if (relevance >= 0) consider(documents.get(key), relevance * words.length, matched)
+        if (relevance >= 0) consider(key, documents.get(key), relevance * indexed.length)
       }
     }
-    return best.map(({ rank, document, matched }) => ({
-      kind: document.kind,
-      id: document.id,
-      title: document.kind === 'comment' ? commentTitle(document) : document.title,
-      snippet: snippet(document.body, matched),
-      score: rank,
-      archived: document.archived,
-      ...(document.epicId === undefined ? {} : { epicId: document.epicId }),
-    }))
+    return best.map(({ rank, key, document }) => {
+      // The document's words that matched: where the snippet is cut.
+      const matched = wordMaps.length ? wordMaps.flatMap((matches) => matches.get(key)?.terms ?? []) : letters.words
+      return {
+        kind: document.kind,
+        id: document.id,
+        title: document.kind === 'comment' ? commentTitle(document) : document.title,
+        ...(snippets ? { snippet: snippet(document.body, matched) } : {}),
+        score: rank,
+        archived: document.archived,
+        ...(document.epicId === undefined ? {} : { epicId: document.epicId }),
+      }
+    })
   }
 
   /**
@@ -431,7 +446,13 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     })
     for (const hit of hits) found.set(hit.id as string, { score: hit.score, terms: hit.terms })
     wordMatches.set(word, found)
-    if (wordMatches.size > KEPT_WORDS) wordMatches.delete(wordMatches.keys().next().value!)
+    keptMatches += found.size
+    // The least recently used go first; the word just asked for stays, however many it matched.
+    for (const [oldest, matches] of wordMatches) {
+      if (keptMatches <= KEPT_MATCHES || oldest === word) break
+      wordMatches.delete(oldest)
+      keptMatches -= matches.size
+    }
     return found
   }
 
@@ -470,34 +491,44 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       listeners.clear()
       documents.clear()
       wordMatches.clear()
+      keptMatches = 0
     },
   }
 }
 
 interface Ranked {
   rank: number
+  key: string
   document: SearchDocument
-  /** The document's words that matched: where the snippet is cut. */
-  matched: readonly string[]
 }
 
-/** Inserts `candidate` into `best` (sorted by rank, highest first) if it is among the best `limit`. */
-function keepBest(best: Ranked[], limit: number, candidate: Ranked): void {
-  if (best.length === limit && candidate.rank <= best[limit - 1].rank) return
+/** Inserts a document into `best` (sorted by rank, highest first) if it is among the best `limit`. */
+function keepBest(best: Ranked[], limit: number, rank: number, key: string, document: SearchDocument): void {
+  if (best.length === limit && rank <= best[limit - 1].rank) return
   let at = best.length
-  while (at > 0 && best[at - 1].rank < candidate.rank) at--
-  best.splice(at, 0, candidate)
+  while (at > 0 && best[at - 1].rank < rank) at--
+  best.splice(at, 0, { rank, key, document })
   if (best.length > limit) best.pop()
 }
 
-/** True if each of `prefixes` starts some word of the title. */
-function startsTitleWords(titleTerms: string, prefixes: readonly string[]): boolean {
-  const spaced = ' ' + titleTerms
-  return prefixes.every((prefix) => spaced.includes(' ' + prefix))
+/** Query words as what starts a title word: the word itself (the title's first) or after a space (any other). */
+interface TitleWords {
+  words: readonly string[]
+  spaced: readonly string[]
+}
+
+function titleWords(words: readonly string[]): TitleWords {
+  return { words, spaced: words.map((word) => ' ' + word) }
+}
+
+/** True if each word starts some word of the title (its terms, space-separated). */
+function startsTitleWords(titleTerms: string, { words, spaced }: TitleWords): boolean {
+  for (let i = 0; i < words.length; i++) if (!titleTerms.startsWith(words[i]) && !titleTerms.includes(spaced[i])) return false
+  return true
 }
 
 /** 3: the title is the query; 2: it starts with it; 1: every query word starts a title word; 0: none of these. */
-function titleTier(titleTerms: string, phrase: string, words: readonly string[]): number {
+function titleTier(titleTerms: string, phrase: string, words: TitleWords): number {
   if (titleTerms === phrase) return 3
   if (titleTerms.startsWith(phrase)) return 2
   return startsTitleWords(titleTerms, words) ? 1 : 0
