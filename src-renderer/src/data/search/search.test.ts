@@ -196,6 +196,38 @@ describe('local search', () => {
     asked.mockRestore()
   })
 
+  it('answers letters as a walk of every title would: a title that is the query, then those it starts, then those with a word it starts, shorter and live first', async () => {
+    const db = openDb()
+    const words = ['alpha', 'beta', 'rollout', 'risk', 'sync', 'search', 'tokens', 'billing', 'ux', 'road', 'map', 'q']
+    let seed = 7
+    const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647
+    const titles = Array.from({ length: 400 }, () => Array.from({ length: 1 + Math.floor(next() * 4) }, () => words[Math.floor(next() * words.length)]).join(' '))
+    titles.push('r', 'r', 'r s')
+    const epics = titles.map((title, i) => epic(i + 1, title, '', { archived: next() < 0.2 }))
+    await db.epics.bulkPut(epics)
+    const search = start(db)
+    await search.ready
+    // The ranking written out: tier (3 the title is the query, 2 starts with it, 1 every letter starts a
+    // title word), then 8 / (8 + the title's length), halved when archived; equals in the index's order (by id).
+    const expected = (query: string, limit: number) => {
+      const letters = query.split(' ')
+      const startsWords = (title: string) => letters.every((letter) => title.split(' ').some((word) => word.startsWith(letter)))
+      return epics
+        .filter((e) => startsWords(e.name))
+        .map((e) => {
+          const relevance = (8 / (8 + e.name.length)) * (e.archived ? 0.5 : 1)
+          const tier = e.name === query ? 3 : e.name.startsWith(query) ? 2 : 1
+          return { id: `epic:${e.id}`, rank: tier + relevance / (1 + relevance) }
+        })
+        .sort((a, b) => b.rank - a.rank)
+        .slice(0, limit)
+        .map((r) => r.id)
+    }
+    for (const query of ['a', 'b', 'r', 's', 't', 'u', 'm', 'q', 'x', 'r s', 's r', 'b m r']) {
+      for (const limit of [1, 5, 20, 200]) expect(ids(search, query, { limit }), `${query} (${limit})`).toEqual(expected(query, limit))
+    }
+  })
+
   it('answers nothing to an empty query', async () => {
     const { search } = await seeded()
     expect(search.query('')).toEqual([])

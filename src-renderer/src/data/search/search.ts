@@ -169,6 +169,8 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   const wordMatches = new Map<string, Map<string, WordMatch>>()
   /** The documents counted over wordMatches' maps. */
   let keptMatches = 0
+  /** Titles in the order a query of letters ranks them (see titlesByShortness); dropped when the index changes. */
+  let shortest: TitleOrder | null = null
 
   let pending = emptyChangeSet()
   let building = true
@@ -210,6 +212,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     }
     wordMatches.clear()
     keptMatches = 0
+    shortest = null
   }
 
   async function build(): Promise<void> {
@@ -387,8 +390,16 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     }
     let wordMaps: Map<string, WordMatch>[] = []
     if (indexed.length === 0) {
-      // Letters only: every title, shorter (more specific) ones first.
-      for (const [key, document] of documents) consider(key, document, 8 / (8 + document.titleTerms.length))
+      // Letters only: every title, shorter (more specific) ones first. The titles are walked in that
+      // order and the walk ends where none left could rank among the best: a title that is the query
+      // (the one tier above starting with it) is looked up instead.
+      shortest ??= titlesByShortness(documents)
+      for (const key of shortest.exact.get(phrase) ?? []) consider(key, documents.get(key), lettersRelevance(documents.get(key)!))
+      for (const { key, document, relevance } of shortest.order) {
+        const most = relevance * (document.archived ? ARCHIVED_FACTOR : 1)
+        if (best.length === limit && best[limit - 1].rank >= 2 + most / (1 + most)) break
+        if (document.titleTerms !== phrase) consider(key, document, relevance)
+      }
     } else {
       // Every word must match (AND). What MiniSearch's AND would score: the sum of each word's
       // relevance, times the number of distinct words.
@@ -492,8 +503,35 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       documents.clear()
       wordMatches.clear()
       keptMatches = 0
+      shortest = null
     },
   }
+}
+
+/** What a query of letters only gives a title before the tiers: the shorter, the more. */
+function lettersRelevance(document: SearchDocument): number {
+  return 8 / (8 + document.titleTerms.length)
+}
+
+/** Every title, best ranked by a query of letters first (as the index holds them among equals), and the titles by their words. */
+interface TitleOrder {
+  order: { key: string; document: SearchDocument; relevance: number }[]
+  exact: Map<string, string[]>
+}
+
+function titlesByShortness(documents: ReadonlyMap<string, SearchDocument>): TitleOrder {
+  const order: TitleOrder['order'] = []
+  const exact = new Map<string, string[]>()
+  for (const [key, document] of documents) {
+    order.push({ key, document, relevance: lettersRelevance(document) })
+    const same = exact.get(document.titleTerms)
+    if (same) same.push(key)
+    else exact.set(document.titleTerms, [key])
+  }
+  const most = (entry: TitleOrder['order'][number]) => entry.relevance * (entry.document.archived ? ARCHIVED_FACTOR : 1)
+  // A stable sort: equals keep the index's order, the order the full walk met them in.
+  order.sort((a, b) => most(b) - most(a))
+  return { order, exact }
 }
 
 interface Ranked {
