@@ -394,9 +394,8 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       // order and the walk ends where none left could rank among the best: a title that is the query
       // (the one tier above starting with it) is looked up instead.
       shortest ??= titlesByShortness(documents)
-      for (const key of shortest.exact.get(phrase) ?? []) consider(key, documents.get(key), lettersRelevance(documents.get(key)!))
-      for (const { key, document, relevance } of shortest.order) {
-        const most = relevance * (document.archived ? ARCHIVED_FACTOR : 1)
+      for (const { key, document, relevance } of shortest.exact.get(phrase) ?? []) consider(key, document, relevance)
+      for (const { key, document, relevance, most } of shortest.order) {
         if (best.length === limit && best[limit - 1].rank >= 2 + most / (1 + most)) break
         if (document.titleTerms !== phrase) consider(key, document, relevance)
       }
@@ -513,24 +512,33 @@ function lettersRelevance(document: SearchDocument): number {
   return 8 / (8 + document.titleTerms.length)
 }
 
+/** A title as a query of letters weighs it: its relevance, and the most it can be (archived ones count less). */
+interface TitleWeight {
+  key: string
+  document: SearchDocument
+  relevance: number
+  most: number
+}
+
 /** Every title, best ranked by a query of letters first (as the index holds them among equals), and the titles by their words. */
 interface TitleOrder {
-  order: { key: string; document: SearchDocument; relevance: number }[]
-  exact: Map<string, string[]>
+  order: TitleWeight[]
+  exact: Map<string, TitleWeight[]>
 }
 
 function titlesByShortness(documents: ReadonlyMap<string, SearchDocument>): TitleOrder {
-  const order: TitleOrder['order'] = []
-  const exact = new Map<string, string[]>()
+  const order: TitleWeight[] = []
+  const exact = new Map<string, TitleWeight[]>()
   for (const [key, document] of documents) {
-    order.push({ key, document, relevance: lettersRelevance(document) })
+    const relevance = lettersRelevance(document)
+    const weight = { key, document, relevance, most: relevance * (document.archived ? ARCHIVED_FACTOR : 1) }
+    order.push(weight)
     const same = exact.get(document.titleTerms)
-    if (same) same.push(key)
-    else exact.set(document.titleTerms, [key])
+    if (same) same.push(weight)
+    else exact.set(document.titleTerms, [weight])
   }
-  const most = (entry: TitleOrder['order'][number]) => entry.relevance * (entry.document.archived ? ARCHIVED_FACTOR : 1)
   // A stable sort: equals keep the index's order, the order the full walk met them in.
-  order.sort((a, b) => most(b) - most(a))
+  order.sort((a, b) => b.most - a.most)
   return { order, exact }
 }
 

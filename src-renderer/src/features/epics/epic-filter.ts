@@ -120,8 +120,7 @@ function textMatches(order: readonly Entry[], f: EpicFilters, q: string, kept: (
   // "#12" and "12" find epic 12 by its id, whatever its text: those walk every epic.
   const idQuery = /^#?\d+$/.test(q) ? q.replace('#', '') : null
   const filters = JSON.stringify([f.archived, f.states, f.owners, f.teams, f.objectives])
-  const narrowing = idQuery === null && last !== undefined && last.order === order && last.filters === filters && q.startsWith(last.q)
-  const from = narrowing ? last!.matches : null
+  const from = idQuery === null && last !== undefined && last.order === order && last.filters === filters && q.startsWith(last.q) ? last.matches : null
   const matches = emptyMatches(from ? from.length : order.length)
   const add = (at: number, score: number) => {
     matches.at[matches.length] = at
