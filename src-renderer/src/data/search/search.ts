@@ -65,7 +65,7 @@ export interface LocalSearch {
   /** Resolves once the whole cache is indexed; until then queries answer from what is indexed so far. */
   ready: Promise<void>
   /** Synchronous: a keystroke's answer, best first. */
-  query(text: string, options?: QueryOptions): SearchResult[]
+  query(text: string, options?: QueryOptions): readonly SearchResult[]
   /**
    * A Svelte-store-shaped counter bumped whenever the index changes (build
    * progress, a sync page, an offline edit): re-run the query on it.
@@ -114,6 +114,12 @@ const WINDOW_START_DELAY_MS = 1_000
  * score again; kept, its next use costs a lookup.
  */
 const KEPT_MATCHES = 60_000
+/**
+ * Answers kept, most recently used last: typing back over a phrase, or asking
+ * again what was asked a moment ago (the palette's first letters, a query
+ * typed again), costs a lookup.
+ */
+const KEPT_ANSWERS = 32
 
 /** A document one query word matched: its relevance, and the document's words that matched. */
 interface WordMatch {
@@ -171,6 +177,16 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   let keptMatches = 0
   /** Titles in the order a query of letters ranks them (see titlesByShortness); dropped when the index changes. */
   let shortest: TitleOrder | null = null
+  /** Recent answers by what was asked (the query's words and the options), most recently used last; emptied when the index changes. */
+  const answers = new Map<string, readonly SearchResult[]>()
+
+  /** Drops what was worked out from the index: it changed. */
+  function forget(): void {
+    wordMatches.clear()
+    keptMatches = 0
+    shortest = null
+    answers.clear()
+  }
 
   let pending = emptyChangeSet()
   let building = true
@@ -198,8 +214,9 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     else overlayStamps.set(key, state.overlayStamp)
     const old = documents.get(key)
     if (old && document && old.title === document.title && old.body === document.body) {
-      // Same words: no need to touch the index (a state or owner change, say).
+      // Same words: no need to touch the index (a state or owner change, say), but an answer may show it.
       documents.set(key, document)
+      answers.clear()
       return
     }
     if (old) {
@@ -210,9 +227,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       index.add(document)
       documents.set(key, document)
     }
-    wordMatches.clear()
-    keptMatches = 0
-    shortest = null
+    forget()
   }
 
   async function build(): Promise<void> {
@@ -367,9 +382,19 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   // Callers that never await `ready` must not see an unhandled rejection; onError was told.
   ready.catch(() => {})
 
-  function query(text: string, { kinds, limit = 20, snippets = true }: QueryOptions = {}): SearchResult[] {
+  function query(text: string, { kinds, limit = 20, snippets = true }: QueryOptions = {}): readonly SearchResult[] {
     const words = terms(text)
     if (words.length === 0 || limit <= 0 || disposed) return []
+    const asked = `${limit} ${snippets} ${kinds?.join(',') ?? '*'} ${words.join(' ')}`
+    let answer = answers.get(asked)
+    if (answer) answers.delete(asked)
+    else answer = answerOf(words, kinds, limit, snippets)
+    answers.set(asked, answer)
+    if (answers.size > KEPT_ANSWERS) answers.delete(answers.keys().next().value!)
+    return answer
+  }
+
+  function answerOf(words: string[], kinds: readonly SearchKind[] | undefined, limit: number, snippets: boolean): SearchResult[] {
     // Stop words are not in bodies: among other words they would only narrow the results to titles
     // holding them. They still count for the title tier ("the design" ranks "The design system" first).
     const searched = words.some((word) => !isStopWord(word)) ? words.filter((word) => !isStopWord(word)) : words
@@ -500,9 +525,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       stopWatching()
       listeners.clear()
       documents.clear()
-      wordMatches.clear()
-      keptMatches = 0
-      shortest = null
+      forget()
     },
   }
 }
