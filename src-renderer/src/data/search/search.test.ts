@@ -204,6 +204,7 @@ describe('local search', () => {
   it('answers a query asked again from memory, the same words however typed, until the index changes', async () => {
     const { db, search } = await seeded()
     const first = search.query('billing ex')
+    const letters = search.query('b e')
     const asked = vi.spyOn(MiniSearch.prototype, 'search')
     expect(search.query('billing ex')).toBe(first)
     expect(search.query('  Billing  EX ')).toBe(first)
@@ -219,6 +220,9 @@ describe('local search', () => {
     expect(after).not.toBe(first)
     expect(after[0]).toMatchObject({ kind: 'epic', id: 2, archived: true })
     expect(first[0]).toMatchObject({ kind: 'epic', id: 2, archived: false })
+    // So does a query of letters, which walks the titles in an order kept between keystrokes.
+    expect(letters[0]).toMatchObject({ kind: 'epic', id: 2, archived: false })
+    expect(search.query('b e')[0]).toMatchObject({ kind: 'epic', id: 2, archived: true })
   })
 
   it('answers letters as a walk of every title would: a title that is the query, then those it starts, then those with a word it starts, shorter and live first', async () => {

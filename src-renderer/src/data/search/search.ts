@@ -214,9 +214,11 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     else overlayStamps.set(key, state.overlayStamp)
     const old = documents.get(key)
     if (old && document && old.title === document.title && old.body === document.body) {
-      // Same words: no need to touch the index (a state or owner change, say), but an answer may show it.
+      // Same words: no need to touch the index (a state or owner change, say), but an answer or the
+      // titles' order (archived ones weigh less) may hold the document as it was.
       documents.set(key, document)
       answers.clear()
+      shortest = null
       return
     }
     if (old) {
