@@ -213,6 +213,11 @@ describe('local search', () => {
     expect(search.query('billing ex', { snippets: false })).not.toBe(first)
     asked.mockRestore()
 
+    // A change no query reads (the epic's state) leaves the answer as it was.
+    await db.epics.update(2, { epic_state_id: 500000003, updated_at: stamp() })
+    await search.settled()
+    expect(search.query('billing ex')).toBe(first)
+
     // A change that leaves the words as they were (archiving) still shows in the next answer.
     await db.epics.update(2, { archived: true, updated_at: stamp() })
     await search.settled()

@@ -235,11 +235,14 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     else overlayStamps.set(key, state.overlayStamp)
     const old = documents.get(key)
     if (old && document && old.title === document.title && old.body === document.body) {
-      // Same words: no need to touch the index (a state or owner change, say), but an answer or the
-      // titles' order (archived ones weigh less) may hold the document as it was.
+      // Same words: no need to touch the index (a state or owner change, say). Of the rest, a query
+      // reads only whether it is archived (shown, and weighing less) and a comment's epic: answers
+      // and the titles' order, which hold the document as it was, go when one of those changed.
       documents.set(key, document)
-      answers.clear()
-      shortest = null
+      if (old.archived !== document.archived || old.epicId !== document.epicId) {
+        answers.clear()
+        shortest = null
+      }
       return
     }
     if (old) {
