@@ -110,6 +110,11 @@ const WINDOW_START_DELAY_MS = 1_000
 /** Work for idle time is done by then even if the window never idles. */
 const IDLE_TIMEOUT_MS = 5_000
 /**
+ * After changes, the titles' order is made once the index has been still this
+ * long: a sync brings pages a second or two apart, and each drops it again.
+ */
+const QUIET_MS = 2_000
+/**
  * Query words' matches kept between keystrokes, counted in documents: the
  * phrase being typed and the last few (~6 MB at most). A word that
  * matches most of the index ("epic" in a workspace of epics) costs 10-20 ms to
@@ -181,23 +186,26 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   let shortest: TitleOrder | null = null
   /** Recent answers by what was asked (the query's words and the options), most recently used last; emptied when the index changes. */
   const answers = new Map<string, readonly SearchResult[]>()
-  /** An idle callback is asked for (prepareWhenIdle). */
-  let preparing = false
+  /** The wait before asking for idle time (prepareWhenIdle). */
+  let preparing: ReturnType<typeof setTimeout> | undefined
 
   /**
-   * Orders the titles for queries of letters while the window is idle, once
-   * the index is built or has caught up: the first letter typed then does not
+   * Orders the titles for queries of letters while the window is idle, `afterMs`
+   * from now unless asked again before: the first letter typed then does not
    * pay for the sort of every title (10-15 ms for the benchmark's 13,000).
    */
-  function prepareWhenIdle(): void {
-    if (typeof requestIdleCallback !== 'function' || preparing) return
-    preparing = true
-    requestIdleCallback(
-      () => {
-        preparing = false
-        if (!disposed && !building && working === null) shortest ??= titlesByShortness(documents)
-      },
-      { timeout: IDLE_TIMEOUT_MS },
+  function prepareWhenIdle(afterMs: number): void {
+    if (typeof requestIdleCallback !== 'function' || shortest) return
+    clearTimeout(preparing)
+    preparing = setTimeout(
+      () =>
+        requestIdleCallback(
+          () => {
+            if (!disposed && !building && working === null) shortest ??= titlesByShortness(documents)
+          },
+          { timeout: IDLE_TIMEOUT_MS },
+        ),
+      afterMs,
     )
   }
 
@@ -377,7 +385,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       slicer.end()
     }
     if (!disposed) mark(SEARCH_MARKS.settled, { documents: documents.size })
-    prepareWhenIdle()
+    prepareWhenIdle(QUIET_MS)
   }
 
   function schedule(): void {
@@ -399,7 +407,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       if (!disposed) mark(SEARCH_MARKS.ready, { documents: documents.size, buildMs })
       bump()
       schedule()
-      prepareWhenIdle()
+      prepareWhenIdle(0)
     },
     (error: unknown) => {
       building = false
@@ -550,6 +558,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     }),
     dispose() {
       disposed = true
+      clearTimeout(preparing)
       stopWatching()
       listeners.clear()
       documents.clear()
