@@ -102,6 +102,10 @@ export interface Keystroke {
   before: string
   /** The keydown's own timestamp (when the browser received the key). */
   at: number
+  /** The input event reached the page (its first listener: the browser has handled the key and inserted the character). */
+  inputAt?: number
+  /** The input event's last listener ran: the app's handlers and the updates they made (Svelte's, in their microtasks) were done. */
+  handledAt?: number
   /** The task that handled the input (the app's handlers, the search, the DOM update) was over. */
   renderedAt?: number
   /** The main thread finished the next frame after it. */
@@ -161,12 +165,15 @@ export function watchKeystrokes(): void {
     },
     true,
   )
+  let handling: Keystroke | undefined
   addEventListener(
     'input',
     () => {
       const record = current
       current = undefined
       if (!record) return
+      record.inputAt = performance.now()
+      handling = record
       const start = mutations
       records.push(record)
       const n = records.length
@@ -185,6 +192,11 @@ export function watchKeystrokes(): void {
     },
     true,
   )
+  // Bubbling on the window: the last listener of the input event, after the app's.
+  addEventListener('input', () => {
+    if (handling) handling.handledAt = performance.now()
+    handling = undefined
+  })
 }
 
 /**
