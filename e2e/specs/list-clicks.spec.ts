@@ -7,9 +7,9 @@ import type { Locator, Page } from '@playwright/test'
 import { expect, goTo, signIn, test, waitForBootstrap } from '../fixtures/outpost.ts'
 
 /**
- * Turns the mouse wheel over `list`, and as soon as it has scrolled clicks the
- * middle of the row then in the middle of the list, as a person's mouse does
- * (no waiting for the list to settle); returns the row's title (its `titleSelector` part).
+ * Turns the mouse wheel over `list` and, as soon as it has scrolled, clicks the
+ * row then under the pointer (the list's middle), as a person's mouse does: no
+ * waiting for the list to settle. Returns the row's title (its `titleSelector` part).
  */
 async function scrollAndClickAtOnce(page: Page, list: Locator, titleSelector: string): Promise<string> {
   const box = (await list.boundingBox())!
