@@ -18,7 +18,11 @@
 //       keydown's timestamp to the task that rendered the results, and to the
 //       next frame after it (the wait for the display's frame included); and
 //       where the first goes: the key until the input event, the app's input
-//       handlers, the browser's layout and frame after them.
+//       handlers, the browser's layout and frame after them;
+//   (d) the floor of (c) in the epic list: the same phrases typed into a copy
+//       of the list (page-floor.ts) whose every keystroke shows 16 other epics
+//       with no app code (the rows' DOM rewritten from rows seen before), with
+//       the rows as the app shows them and with only a state, an id and a name.
 //
 // Goals (issue 6): first list under 300 ms, search p95 under 16 ms, no task
 // over 50 ms, heap under 200 MB. The app's gateway paces to the service's
@@ -40,6 +44,7 @@ import { OPEN_MARKS } from '../src-renderer/src/data/early-open.ts'
 import { SEARCH_MARKS } from '../src-renderer/src/data/search/index.ts'
 import { heapAfterGc, launch, probesOf, traceTasks, type BrowserWindow, type MainThreadTasks } from './browser.ts'
 import { describeLimit, describeRoutes, RATE_LIMIT, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
+import { installFloor, type Floor } from './page-floor.ts'
 import { inPage, watchKeystrokes, type Keystroke, type LongFrame, type LongTask, type SlowEvent } from './page-probes.ts'
 import { median, percentile, report, type Figure } from './report.ts'
 
@@ -197,26 +202,55 @@ async function typePhrases(page: Page, field: string, phrases: string[], random:
   }
 }
 
+/** The keystrokes (and Event Timing's slow events) of what `run` types. */
+async function keystrokesOf(page: Page, surface: string, run: () => Promise<void>): Promise<Typed> {
+  const from = await page.evaluate(() => [(window as any).__keystrokes.length, (window as any).__slowEvents.length])
+  await run()
+  const [keystrokes, slowEvents] = await page.evaluate(([k, s]) => [(window as any).__keystrokes.slice(k), (window as any).__slowEvents.slice(s)], from)
+  return { surface, keystrokes, slowEvents }
+}
+
 async function typeSearches(page: Page, random: () => number): Promise<Typed[]> {
   await page.evaluate(inPage(watchKeystrokes))
-  const typed: Typed[] = []
-  const take = async (surface: string, run: () => Promise<void>) => {
-    const from = await page.evaluate(() => [(window as any).__keystrokes.length, (window as any).__slowEvents.length])
-    await run()
-    const [keystrokes, slowEvents] = await page.evaluate(([k, s]) => [(window as any).__keystrokes.slice(k), (window as any).__slowEvents.slice(s)], from)
-    typed.push({ surface, keystrokes, slowEvents })
-  }
-  await take('epic list search', async () => {
+  const epics = await keystrokesOf(page, 'epic list search', async () => {
     await page.getByLabel('Search epics', { exact: true }).click()
     await typePhrases(page, 'Search epics', epicQueries(random), random)
   })
-  await take('command palette', async () => {
+  const palette = await keystrokesOf(page, 'command palette', async () => {
     await page.keyboard.press('Control+k')
     await page.getByLabel('Search or run a command', { exact: true }).waitFor()
     await typePhrases(page, 'Search or run a command', PALETTE_QUERIES, random)
     await page.keyboard.press('Escape')
   })
-  return typed
+  return [epics, palette]
+}
+
+// ---- (d) the floor ---------------------------------------------------------------------------
+
+/** The floor's two rows: as the app shows them, and with only the state, the id and the name (page-floor.ts). */
+const FLOORS = [
+  { surface: 'floor, every row another epic', leaveOut: null },
+  { surface: 'floor, rows of state, id and name', leaveOut: '.meta' },
+]
+
+interface FloorTyped extends Typed {
+  /** Rows the copy of the list rewrites a keystroke. */
+  rows: number
+}
+
+/** The epic phrases typed again into the floor's copy of the list, each keystroke of which shows another epic in every row. */
+async function typeFloors(page: Page, random: () => number): Promise<FloorTyped[]> {
+  const floors: FloorTyped[] = []
+  for (const { surface, leaveOut } of FLOORS) {
+    const floor = (await page.evaluate(inPage(installFloor, leaveOut))) as Floor
+    if (floor.rows === 0) throw new Error(`${surface}: the copy of the list has no rows`)
+    const keystrokes = await keystrokesOf(page, surface, async () => {
+      await page.getByLabel('Floor search', { exact: true }).click()
+      await typePhrases(page, 'Floor search', epicQueries(random), random)
+    })
+    floors.push({ ...keystrokes, rows: floor.rows })
+  }
+  return floors
 }
 
 interface KeystrokeFigures {
@@ -274,6 +308,7 @@ interface Round {
   bootstrap: Bootstrap
   opens: ColdOpen[]
   typed: Typed[]
+  floors: FloorTyped[]
 }
 
 async function round(index: number): Promise<Round> {
@@ -296,7 +331,8 @@ async function round(index: number): Promise<Round> {
       console.error(`round ${index + 1}: cold open ${i + 1}: last screen painted at ${lastScreenAt?.toFixed(0) ?? '-'} ms, live list at ${(paintAt ?? frameAt).toFixed(0)} ms`)
     }
     const typed = await typeSearches(browser!.page, seededRandom(42 + index))
-    return { bootstrap, opens, typed }
+    const floors = await typeFloors(browser!.page, seededRandom(42 + index))
+    return { bootstrap, opens, typed, floors }
   } finally {
     await browser?.context.close().catch(() => undefined)
     await app.close()
@@ -370,6 +406,19 @@ async function main(): Promise<void> {
     add(`${surface}: keystroke to next frame, p50`, k((f) => f.paintP50), 'ms', 'includes the wait for the display\'s next frame (16.7 ms apart)')
     add(`${surface}: keystroke to next frame, p95`, k((f) => f.paintP95), 'ms')
     add(`${surface}: keystrokes Event Timing found slow`, k((f) => f.slowInteractions), 'keystrokes', `16 ms or more to presentation; slowest ${k((f) => f.slowestInteraction)} ms; DOM changed after the frame: ${k((f) => f.late)}`)
+  }
+
+  // (d): what the browser alone takes when a keystroke shows 16 other epics, to read (c) against.
+  for (const [i, { surface }] of FLOORS.entries()) {
+    const per = rounds.map((r) => keystrokeFigures(r.floors[i]))
+    const k = (pick: (f: KeystrokeFigures) => number) => median(per.map(pick))
+    add(
+      `${surface}: keystroke to rows rendered, p50`,
+      k((f) => f.renderP50),
+      'ms',
+      `no app code: the epic phrases typed into a copy of the list that rewrites its ${rounds[0].floors[i].rows} rows from rows seen before`,
+    )
+    add(`${surface}: keystroke to rows rendered, p95`, k((f) => f.renderP95), 'ms', `of which the browser's layout and frame p95 ${k((f) => f.parts.rendering.p95).toFixed(1)} ms, the copying p95 ${k((f) => f.parts.handler.p95).toFixed(1)} ms`)
   }
 
   report(

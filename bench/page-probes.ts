@@ -200,9 +200,12 @@ export function watchKeystrokes(): void {
 }
 
 /**
- * A page function as script text. tsx compiles with esbuild's keepNames, which
- * wraps named functions in `__name(...)`: the page gets a stand-in for it.
+ * A page function as script text, called with `arg` (sent as JSON); its value
+ * is the script's. tsx compiles with esbuild's keepNames, which wraps named
+ * functions in `__name(...)`: the page gets a stand-in for it.
  */
-export function inPage(fn: () => void): string {
-  return `globalThis.__name ??= (f) => f;\n(${fn.toString()})();`
+export function inPage(fn: () => unknown): string
+export function inPage<A>(fn: (arg: A) => unknown, arg: A): string
+export function inPage(fn: (arg?: unknown) => unknown, ...arg: unknown[]): string {
+  return `globalThis.__name ??= (f) => f;\n(${fn.toString()})(${arg.map((a) => JSON.stringify(a)).join()});`
 }
