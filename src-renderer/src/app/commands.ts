@@ -8,6 +8,7 @@ import { notices } from './notices.svelte.ts'
 import { session } from './session.svelte.ts'
 import { ui } from './ui.svelte.ts'
 import type { OpenWorkspace } from './workspace.svelte.ts'
+import { messageOf } from '../lib/errors.ts'
 
 export interface Command {
   id: string
@@ -82,7 +83,7 @@ export function workspaceCommands(): Command[] {
       keywords: `${a.workspaceSlug} ${a.baseUrl} ${a.memberName}`,
       run: async () => {
         await session.switchTo(a.id).catch((e: unknown) => {
-          notices.show(e instanceof Error ? e.message : String(e), 'error')
+          notices.show(messageOf(e), 'error')
         })
       },
     }))

@@ -8,6 +8,7 @@ import { databaseName } from '../data/db.ts'
 import { forgetWorkspace } from '../data/early-open.ts'
 import { notices } from './notices.svelte.ts'
 import { session } from './session.svelte.ts'
+import { messageOf } from '../lib/errors.ts'
 
 export type Leaving = { account: AccountInfo; how: 'sign-out' | 'remove' }
 
@@ -39,7 +40,7 @@ class Leave {
       notices.show(leaving.how === 'remove' ? `Removed ${leaving.account.workspaceName} from this computer` : `Signed out of ${leaving.account.workspaceName}`, 'success')
       this.asking = null
     } catch (error) {
-      notices.show(`Could not ${leaving.how === 'remove' ? 'remove' : 'sign out of'} ${leaving.account.workspaceName}: ${error instanceof Error ? error.message : String(error)}`, 'error')
+      notices.show(`Could not ${leaving.how === 'remove' ? 'remove' : 'sign out of'} ${leaving.account.workspaceName}: ${messageOf(error)}`, 'error')
     } finally {
       this.busy = false
     }

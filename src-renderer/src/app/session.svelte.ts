@@ -7,6 +7,7 @@ import type { AccountInfo, AppInfo, SecretStoreInfo } from '../../../src-shared/
 import { BridgeError, bridge as pageBridge, type Bridge } from '../lib/bridge.ts'
 import { isLoopback } from '../lib/format.ts'
 import { LAST_ACCOUNT_KEY, readStoredJson, removeStored, writeStored } from '../lib/stored.ts'
+import { messageOf } from '../lib/errors.ts'
 
 export type SessionPhase = 'starting' | 'signed-out' | 'signed-in' | 'broken'
 
@@ -55,7 +56,7 @@ export class Session {
     try {
       this.bridge = pageBridge()
     } catch (error) {
-      this.problem = error instanceof Error ? error.message : String(error)
+      this.problem = messageOf(error)
       this.phase = 'broken'
       return
     }
@@ -79,7 +80,7 @@ export class Session {
       this.appInfo = appInfo
       this.phase = current ? 'signed-in' : 'signed-out'
     } catch (error) {
-      this.problem = error instanceof Error ? error.message : String(error)
+      this.problem = messageOf(error)
       this.phase = 'broken'
     }
   }

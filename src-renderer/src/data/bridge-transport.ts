@@ -6,6 +6,7 @@ import type { OperationFailure, OperationName } from '../../../src-shared/api/op
 import type { IpcError } from '../../../src-shared/ipc.ts'
 import { BridgeError, type Bridge } from '../lib/bridge.ts'
 import { TransportError, UnreadableFile, type ApiRequest, type FileOnDisk, type Transport } from './transport.ts'
+import { messageOf } from '../lib/errors.ts'
 
 /** A bridge failure as the data layer's failure kinds. */
 export function failureOfIpc(error: IpcError): OperationFailure {
@@ -35,7 +36,7 @@ export function failureOfIpc(error: IpcError): OperationFailure {
 function rethrow(error: unknown): never {
   if (error instanceof BridgeError) throw new TransportError(failureOfIpc(error.error))
   if (error instanceof TransportError) throw error
-  throw new TransportError({ kind: 'network', message: error instanceof Error ? error.message : String(error) })
+  throw new TransportError({ kind: 'network', message: messageOf(error) })
 }
 
 const CONTENT_TYPES: Record<string, string> = {

@@ -3,14 +3,10 @@
 // entity gone from the cache) or a broken database. Either is told to the
 // user through the shell's notices, never swallowed.
 import { notices } from '../app/notices.svelte.ts'
-import { WriteRefused } from '../data/actions.ts'
 import type { EntityId } from '../data/types.ts'
+import { messageOf } from '../lib/errors.ts'
 
-export function messageOf(error: unknown): string {
-  if (error instanceof WriteRefused) return error.message
-  if (error instanceof Error) return error.message
-  return String(error)
-}
+export { messageOf }
 
 /** Runs a write; tells the user when it was refused. Resolves with its result, or undefined when it failed. */
 export async function attempt<T>(run: () => Promise<T>, done?: string): Promise<T | undefined> {
