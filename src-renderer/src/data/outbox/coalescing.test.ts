@@ -5,7 +5,8 @@ import { v3, v4 } from '../../../../src-server/testing.ts'
 import { mergedComments, mergedDocEpics, mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
-import { actionsFor, counting, gated, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
+import { TransportError, type Transport } from '../transport.ts'
+import { actionsFor, counting, gated, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]
@@ -134,5 +135,33 @@ describe('coalescing', () => {
     const result = await pass
     expect(result).toMatchObject({ confirmed: 2, conflicts: 0, failed: 0 })
     expect((await v4(kit.service).get(`/epics/${epic.id}`)).body.name).toBe('Sent second')
+  })
+
+  it('never into a write that was sent and came back unanswered: it may be on the service, and a later update over it is no conflict', async () => {
+    const { db } = kit
+    const epic = epics[3]
+    await actionsFor(db, offline(kit.transport)).updateEpic(epic.id, { description: 'Sent, answer lost' })
+    // The service takes the update and its answer is lost, reported as "could not be reached" (as the gateway
+    // reports an idempotent request whose connection failed after it was sent); the pass stops there.
+    const losing: Transport = {
+      ...kit.transport,
+      call: async (op, request) => {
+        const answer = await kit.transport.call(op, request)
+        if (op === 'epics.update') throw new TransportError({ kind: 'network', message: 'The service could not be reached (connection reset).' })
+        return answer
+      },
+    }
+    await replayFast(db, losing, { backoff: { baseMs: 1, maxMs: 1, attempts: 1 } })
+    expect((await v4(kit.service).get(`/epics/${epic.id}`)).body.description).toBe('Sent, answer lost')
+    expect((await outboxRecords(db)).map((r) => [r.state, r.attempts])).toEqual([['pending', 1]])
+
+    await actionsFor(db, offline(kit.transport)).updateEpic(epic.id, { description: 'Then this' })
+    const queued = await outboxRecords(db)
+    expect(queued).toHaveLength(2)
+    // The second starts from what the user saw: the first one's value.
+    expect(queued[1].base).toEqual({ description: 'Sent, answer lost' })
+    await replayUntilDone(db, kit.transport)
+    expect(await outboxRecords(db)).toEqual([])
+    expect((await v4(kit.service).get(`/epics/${epic.id}`)).body.description).toBe('Then this')
   })
 })

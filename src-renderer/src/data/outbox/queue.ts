@@ -1,6 +1,8 @@
 // Appending a write to the outbox, coalesced with the writes still waiting for
 // the same entity (never with one already in flight, failed or in conflict):
-//   update + update  -> one update (fields merged, the earliest base kept)
+//   update + update  -> one update (fields merged, the earliest base kept), unless
+//                       the first was sent before: it may be on the service
+//                       (an answer lost), and the second goes after it
 //   create + update  -> the create, with the update's fields folded in
 //   create + delete  -> nothing at all (and nothing that depended on the create)
 //   update + delete  -> the delete
@@ -70,7 +72,9 @@ export async function enqueue(db: OutpostDb, rec: NewRecord, now: number): Promi
         last.updatedAt = now
         await db.outbox.put(last)
         seq = last.seq
-      } else if (last?.state === 'pending' && last.op === 'update') {
+      } else if (last?.state === 'pending' && last.op === 'update' && last.attempts === 0) {
+        // Never sent: merged. One that was (its answer lost, reported as unreachable) may be on the service;
+        // merged, its value would be lost from the record and come back as someone else's change (a conflict).
         last.payload = { ...last.payload, ...rec.payload }
         // The earliest base of a field is what the user started from.
         last.base = { ...(rec.base ?? {}), ...last.base }
