@@ -5,7 +5,8 @@ import { v3, v4 } from '../../../../src-server/testing.ts'
 import { mergedComments, mergedDocEpics, mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
-import { TransportError, type Transport } from '../transport.ts'
+import type { OperationName } from '../../../../src-shared/api/operations.ts'
+import { TransportError, type ApiRequest, type Transport } from '../transport.ts'
 import { actionsFor, counting, gated, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
@@ -145,8 +146,8 @@ describe('coalescing', () => {
     // reports an idempotent request whose connection failed after it was sent); the pass stops there.
     const losing: Transport = {
       ...kit.transport,
-      call: async (op, request) => {
-        const answer = await kit.transport.call(op, request)
+      call: async <T>(op: OperationName, request?: ApiRequest) => {
+        const answer = await kit.transport.call<T>(op, request)
         if (op === 'epics.update') throw new TransportError({ kind: 'network', message: 'The service could not be reached (connection reset).' })
         return answer
       },
