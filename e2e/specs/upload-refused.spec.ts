@@ -11,6 +11,18 @@ test.use({ serviceOptions: { seed: 'demo', maxFileBytes: LIMIT } })
 
 const refusedMessage = (name: string) => `file0 ("${name}") is larger than the ${LIMIT} bytes this service accepts per file.`
 
+/** Records, in the page, every text the notifications region holds as it changes (window.__notices). */
+function recordNotices(): void {
+  const texts: string[] = []
+  ;(window as unknown as { __notices: string[] }).__notices = texts
+  const take = () => {
+    const text = document.querySelector('[role="region"][aria-label="Notifications"]')?.textContent?.trim()
+    if (text && texts.at(-1) !== text) texts.push(text)
+  }
+  new MutationObserver(take).observe(document.body, { childList: true, subtree: true, characterData: true })
+  take()
+}
+
 test('a file over the service’s size limit fails in the upload tray with its message, and can be retried, dismissed and discarded', async ({ service, outpost }, info) => {
   const page = await outpost.open()
   await signIn(page, service)
@@ -20,13 +32,16 @@ test('a file over the service’s size limit fails in the upload tray with its m
   const tooBig = 'board-deck-final.pdf'
   const alsoTooBig = 'recording-notes.txt'
   const fits = 'fits.txt'
+  // The notice that says the files are uploading lives until the first failure, which can come before a
+  // look at the page would see it: every text the notifications held is recorded as it changes.
+  await page.evaluate(recordNotices)
   await dropFiles(page, [
     { name: tooBig, type: 'application/pdf', text: 'x'.repeat(LIMIT * 2) },
     { name: alsoTooBig, type: 'text/plain', text: 'y'.repeat(LIMIT + 1) },
     { name: fits, type: 'text/plain', text: 'small enough' },
   ])
   const notifications = page.getByRole('region', { name: 'Notifications' })
-  await expect(notifications.getByText('Uploading 3 files')).toBeVisible()
+  await expect.poll(() => page.evaluate(() => (window as unknown as { __notices: string[] }).__notices)).toContainEqual(expect.stringContaining('Uploading 3 files'))
 
   // The tray: both refused files failed, each with the service's message in full; the one that fits is uploaded.
   const tray = page.getByRole('region', { name: 'Uploads' })
