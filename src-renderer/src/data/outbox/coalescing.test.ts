@@ -5,8 +5,6 @@ import { v3, v4 } from '../../../../src-server/testing.ts'
 import { mergedComments, mergedDocEpics, mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
-import type { OperationName } from '../../../../src-shared/api/operations.ts'
-import { TransportError, type ApiRequest, type Transport } from '../transport.ts'
 import { actionsFor, counting, gated, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from './test-kit.ts'
 
 let kit: Kit
@@ -142,17 +140,11 @@ describe('coalescing', () => {
     const { db } = kit
     const epic = epics[3]
     await actionsFor(db, offline(kit.transport)).updateEpic(epic.id, { description: 'Sent, answer lost' })
-    // The service takes the update and its answer is lost, reported as "could not be reached" (as the gateway
-    // reports an idempotent request whose connection failed after it was sent); the pass stops there.
-    const losing: Transport = {
-      ...kit.transport,
-      call: async <T>(op: OperationName, request?: ApiRequest) => {
-        const answer = await kit.transport.call<T>(op, request)
-        if (op === 'epics.update') throw new TransportError({ kind: 'network', message: 'The service could not be reached (connection reset).' })
-        return answer
-      },
-    }
-    await replayFast(db, losing, { backoff: { baseMs: 1, maxMs: 1, attempts: 1 } })
+    // The service takes the update and drops the connection before it answers; the pass stops there. An idempotent
+    // request's lost answer comes back as "could not be reached", and the record waits again as pending.
+    kit.service.setFaults({ dropAfterCommitRate: 1 })
+    expect((await replayFast(db, kit.transport, { backoff: { attempts: 1 } })).stopped).toBe('offline')
+    kit.service.setFaults({ dropAfterCommitRate: 0 })
     expect((await v4(kit.service).get(`/epics/${epic.id}`)).body.description).toBe('Sent, answer lost')
     expect((await outboxRecords(db)).map((r) => [r.state, r.attempts])).toEqual([['pending', 1]])
 
