@@ -6,8 +6,6 @@ import { notices } from '../app/notices.svelte.ts'
 import type { EntityId } from '../data/types.ts'
 import { messageOf } from '../lib/errors.ts'
 
-export { messageOf }
-
 /** Runs a write; tells the user when it was refused. Resolves with its result, or undefined when it failed. */
 export async function attempt<T>(run: () => Promise<T>, done?: string): Promise<T | undefined> {
   try {

@@ -17,7 +17,7 @@ import type { Actions } from '../../data/actions.ts'
 import type { Transport } from '../../data/transport.ts'
 import type { EntityId } from '../../data/types.ts'
 import type { Bridge } from '../../lib/bridge.ts'
-import { messageOf } from '../act.ts'
+import { messageOf } from '../../lib/errors.ts'
 
 export interface UploadProgress {
   sent: number

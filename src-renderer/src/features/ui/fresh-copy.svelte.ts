@@ -2,7 +2,7 @@
 // once and, when online, asks the sync engine for a fresh one. This says how
 // that went: still fetching, the service could not be asked (the cached copy
 // stands), or the service no longer has it.
-import { messageOf } from '../act.ts'
+import { messageOf } from '../../lib/errors.ts'
 
 /** The fetch of a fresh copy; resolves null when the service no longer has the entity. */
 export type Fetch = () => Promise<unknown>
