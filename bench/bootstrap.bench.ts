@@ -1,4 +1,4 @@
-// Benchmark 1 of issue 6: the bootstrap. A workspace of 10,000 epics, 2,000
+// Benchmark: the bootstrap. A workspace of 10,000 epics, 2,000
 // docs (~5 KB of markdown each), 1,000 files and the reference data, under the
 // service's 200-a-minute limit (scaled: see harness.ts). Outpost's sync engine
 // (createSyncer over the real Gateway) fills a fresh cache; the baseline

@@ -1,4 +1,4 @@
-// Shared setup of the data-layer benchmarks (issue 6, benchmarks 1 to 3): the
+// Shared setup of the data-layer benchmarks (bootstrap, incremental, replay): the
 // local service under its rate limit (the window scaled so a run takes
 // minutes, not hours), a meter on the service's side that counts what each
 // token asks and is sent, and Outpost's real data layer in Node (the Gateway
@@ -7,7 +7,7 @@
 // token, so both sides share one budget of the limit and one meter.
 //
 // Knobs (environment):
-//   BENCH_SCALE      workspace size as a fraction of the issue's (1: 10,000 epics, 2,000 docs, 1,000 files)
+//   BENCH_SCALE      workspace size as a fraction of the full one (1: 10,000 epics, 2,000 docs, 1,000 files)
 //   BENCH_WINDOW_MS  the rate limit's window for 200 requests (6000: ten times the real minute)
 //   BENCH_ROUNDS     repetitions whose median is reported (3)
 import { mkdtempSync, rmSync } from 'node:fs'

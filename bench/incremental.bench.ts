@@ -1,4 +1,4 @@
-// Benchmark 2 of issue 6: an incremental sync after 50 changes on the service
+// Benchmark: an incremental sync after 50 changes on the service
 // (25 epics renamed, 15 docs retitled, 10 files described anew), made through
 // the API by another member's token so they do not spend the client's budget.
 // Outpost's cache is bootstrapped first (not measured); then each round makes

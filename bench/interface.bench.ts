@@ -1,6 +1,6 @@
-// Benchmark 4 of issue 6: the interface, in Chromium, through the browser
+// Benchmark: the interface, in Chromium, through the browser
 // host (e2e/host: the built renderer and the real main side), against the
-// local service seeded as in benchmark 1 (10,000 epics, 2,000 docs of ~5 KB
+// local service seeded as for the bootstrap (10,000 epics, 2,000 docs of ~5 KB
 // markdown, 1,000 files and the reference data) under the same scaled limit.
 // Each round, on a fresh service, host and browser profile:
 //
@@ -24,9 +24,9 @@
 //       with no app code (the rows' DOM rewritten from rows seen before), with
 //       the rows as the app shows them and with only a state, an id and a name.
 //
-// Goals (issue 6): first list under 300 ms, search p95 under 16 ms, no task
+// Goals: first list under 300 ms, search p95 under 16 ms, no task
 // over 50 ms, heap under 200 MB. The app's gateway paces to the service's
-// scaled limit, as in benchmark 1.
+// scaled limit, as in the bootstrap benchmark.
 //
 // Run: npm run build && npm run bench interface
 // Knobs: BENCH_ROUNDS (3; figures are the medians of the rounds), BENCH_COLD_OPENS

@@ -1,8 +1,8 @@
-// The floor of a search keystroke in the epic list (benchmark 4): what the
+// The floor of a search keystroke in the epic list (interface benchmark): what the
 // browser alone takes to show other epics in the rows a keystroke rewrites,
-// with no app code in the keystroke. The issue's floor for requests is the
-// fewest the API allows; this is the least work a keystroke that shows 16
-// other epics leaves to the browser on this machine.
+// with no app code in the keystroke. The data-layer benchmarks' floor for
+// requests is the fewest the API allows; this is the least work a keystroke
+// that shows 16 other epics leaves to the browser on the machine it runs on.
 //
 // Like page-probes.ts, this runs in Chromium and is sent as source text
 // (`inPage`): self-contained, no imports, no outer names. Unlike the probes, it

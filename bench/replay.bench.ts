@@ -1,4 +1,4 @@
-// Benchmark 3 of issue 6: replay after an offline spell. 1,000 epic updates
+// Benchmark: replay after an offline spell. 1,000 epic updates
 // (1,000 different epics: half renamed, half moved to another state), 100 epic
 // creates and 50 file uploads (64 KB each) are queued with Outpost's outbox
 // actions, which never touch the network (the app works this way offline);

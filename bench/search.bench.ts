@@ -1,5 +1,5 @@
-// Local search benchmark (issue 4: "results for a keystroke in under 16 ms with
-// 10,000 epics and 2,000 docs"). Not a test: it prints figures and never fails
+// Local search benchmark (the goal: results for a keystroke in under 16 ms with
+// 10,000 epics and 2,000 docs). Not a test: it prints figures and never fails
 // on time. Run: npm run bench search (or npx tsx bench/search.bench.ts)
 //
 // It fills a fake-indexeddb cache with deterministic data (10,000 epics, 2,000

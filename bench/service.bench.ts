@@ -1,4 +1,4 @@
-// Benchmark 5 of issue 6: the local service's v4 list (limit 100) under load
+// Benchmark: the local service's v4 list (limit 100) under load
 // from a load generator on loopback (autocannon), rate limit off. Three rounds;
 // the median of each figure is reported.
 import autocannon from 'autocannon'
