@@ -2,6 +2,7 @@
 // GET /api/v4/whoami, v3 tokens with GET /api/v3/member. One small function,
 // so it can later go through the gateway instead of its own request.
 import { unwrapEntity } from '../../src-shared/api/common.ts'
+import { USER_AGENT, authHeaders } from '../../src-shared/api/operations.ts'
 import { request, type Dispatcher } from 'undici'
 import type { MemberInfoV3 } from '../../src-shared/api/v3/members.ts'
 import type { WhoamiV4 } from '../../src-shared/api/v4/members.ts'
@@ -34,8 +35,7 @@ export function tokenKindOf(token: string): TokenKind {
 export async function checkToken(baseUrl: string, token: string, options: CheckTokenOptions = {}): Promise<TokenOwner> {
   const tokenKind = tokenKindOf(token)
   const path = tokenKind === 'v4' ? '/api/v4/whoami' : '/api/v3/member'
-  // Spec part 2 §5: Bearer on v4, the Service-Token header on v3.
-  const auth: Record<string, string> = tokenKind === 'v4' ? { authorization: `Bearer ${token}` } : { 'service-token': token }
+  const auth = authHeaders(tokenKind, token, tokenKind)
   const host = new URL(baseUrl).host
 
   let status: number
@@ -43,7 +43,7 @@ export async function checkToken(baseUrl: string, token: string, options: CheckT
   try {
     const res = await request(`${baseUrl}${path}`, {
       method: 'GET',
-      headers: { ...auth, accept: 'application/json' },
+      headers: { ...auth, accept: 'application/json', 'user-agent': USER_AGENT },
       signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
       dispatcher: options.dispatcher,
     })

@@ -7,11 +7,13 @@ import { request, type Dispatcher } from 'undici'
 import { unwrapEntity } from '../../src-shared/api/common.ts'
 import {
   OPERATIONS,
+  authHeaders,
   fillPath,
   type Lane,
   type Operation,
   type OperationName,
   type OperationParams,
+  USER_AGENT,
 } from '../../src-shared/api/operations.ts'
 import { UPLOAD_FILE_FIELDS, UPLOAD_STORY_FIELD } from '../../src-shared/api/v3/files.ts'
 import { DEFAULT_TIMEOUTS, leaseAgent, type AgentLease, type Timeouts } from './agents.ts'
@@ -158,7 +160,7 @@ export class Gateway {
     if (op.multipart) throw new TypeError(`${name} sends files: use upload()`)
     if (op.method === 'GET' && opts.body !== undefined) throw new TypeError(`${name} is a GET and takes no body`)
     const url = this.urlOf(op, fillPath(op.path, opts.params), opts.query)
-    const headers: Record<string, string> = { ...this.authHeader(op.api, name), accept: 'application/json' }
+    const headers: Record<string, string> = { ...this.headersFor(op.api, name), accept: 'application/json' }
     let body: (() => string) | undefined
     if (opts.body !== undefined) {
       const json = JSON.stringify(opts.body)
@@ -201,7 +203,7 @@ export class Gateway {
       method: op.method,
       url: this.urlOf(op, op.path),
       headers: {
-        ...this.authHeader(op.api, 'files.upload'),
+        ...this.headersFor(op.api, 'files.upload'),
         accept: 'application/json',
         'content-type': form.contentType,
         'content-length': String(form.length),
@@ -238,7 +240,7 @@ export class Gateway {
       what: 'download',
       method: 'GET',
       url: target,
-      headers: { ...this.authHeader(this.tokenKind, 'download'), accept: '*/*' },
+      headers: { ...this.headersFor(this.tokenKind, 'download'), accept: '*/*' },
       idempotent: true,
       lane: options.lane ?? 'user-read',
       signal: options.signal,
@@ -268,12 +270,11 @@ export class Gateway {
     return url
   }
 
-  private authHeader(api: 'v3' | 'v4', what: string): Record<string, string> {
+  private headersFor(api: 'v3' | 'v4', what: string): Record<string, string> {
     if (api === 'v4' && this.tokenKind === 'v3') {
       throw new GatewayError({ kind: 'auth', message: `${what} needs a v4 API token (svc_...); this account has a v3 token.` })
     }
-    // Spec part 2 §5: v4 takes a bearer token, v3 the Service-Token header.
-    return this.tokenKind === 'v4' && api === 'v4' ? { authorization: `Bearer ${this.token}` } : { 'service-token': this.token }
+    return { ...authHeaders(api, this.token, this.tokenKind), 'user-agent': USER_AGENT }
   }
 
   private reach(online: boolean): void {

@@ -127,6 +127,19 @@ export const OPERATIONS = {
 
 export type OperationName = keyof typeof OPERATIONS
 
+/** How Outpost names itself to the service (User-Agent), so a service's logs tell its requests apart. */
+export const USER_AGENT = 'Outpost'
+
+/**
+ * The headers that carry a token. v4 takes a v4 token (svc_...) as a bearer token. v3 takes any token in
+ * `Shortcut-Token`, the header the service's published API description documents (and its official client
+ * sends); `Service-Token`, the name the spec gives, goes beside it, so a service that honours either works.
+ */
+export function authHeaders(api: ApiGeneration, token: string, tokenKind: ApiGeneration): Record<string, string> {
+  if (api === 'v4' && tokenKind === 'v4') return { authorization: `Bearer ${token}` }
+  return { 'shortcut-token': token, 'service-token': token }
+}
+
 /** The `{name}` parameters of a path template, as a union of their names. */
 export type PathParamNames<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? Name | PathParamNames<Rest> : never
 
