@@ -4,7 +4,7 @@ import Ajv, { type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
 import sjson from 'secure-json-parse'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError, type RouteOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authenticate, checkAdmin, checkNotObserver, checkWrite, type Auth, Tokens } from './auth.ts'
 import type { ServiceContext } from './context.ts'
@@ -101,6 +101,7 @@ export function buildApp(options: AppOptions): ApiApp {
 
   installValidation(app)
   installJsonParser(app)
+  app.addHook('onRoute', closeQuery)
   const schemas = collectSchemas(app)
   const routes: { method: string; url: string }[] = []
   app.addHook('onRoute', (route) => {
@@ -183,6 +184,19 @@ export function buildApp(options: AppOptions): ApiApp {
   for (const r of RESOURCES) r.root?.(app, deps)
   schemaRoutes(app, schemas)
   return app
+}
+
+/**
+ * Query parameters are held to the route's schema as bodies are: one the operation does not take is refused,
+ * named (400), as the real service's published operations are closed; v3 also takes the deprecated `token`.
+ */
+function closeQuery(route: RouteOptions): void {
+  const api = apiOf(route.url)
+  if (api !== 'v3' && api !== 'v4') return
+  const schema = (route.schema ??= {})
+  const query = (schema.querystring ?? { type: 'object', properties: {} }) as { properties?: Record<string, unknown> }
+  const token = api === 'v3' ? { token: { type: 'string' } } : {}
+  schema.querystring = { ...query, properties: { ...query.properties, ...token }, additionalProperties: false }
 }
 
 function apiOf(url: string): Auth['api'] | undefined {

@@ -55,7 +55,6 @@ export class Collection<T extends StoredRecord> {
       get: db.prepare<[string, string], Row>('SELECT data FROM entities WHERE kind = ? AND id = ?'),
       all: db.prepare<[string], Row>('SELECT data FROM entities WHERE kind = ? ORDER BY seq'),
       byParent: db.prepare<[string, string], Row>('SELECT data FROM entities WHERE kind = ? AND parent = ? ORDER BY seq'),
-      byExternal: db.prepare<[string, string], Row>('SELECT data FROM entities WHERE kind = ? AND external_id = ? ORDER BY seq'),
       byName: db.prepare<[string, string], Row>('SELECT data FROM entities WHERE kind = ? AND name = ? ORDER BY seq'),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM entities WHERE kind = ?'),
       insert: db.prepare(
@@ -92,10 +91,6 @@ export class Collection<T extends StoredRecord> {
 
   byParent(parent: EntityId): T[] {
     return this.stmts.byParent.all(this.kind, String(parent)).map((r) => JSON.parse(r.data) as T)
-  }
-
-  byExternalId(externalId: string): T[] {
-    return this.stmts.byExternal.all(this.kind, externalId).map((r) => JSON.parse(r.data) as T)
   }
 
   byName(name: string): T[] {

@@ -108,3 +108,9 @@ export async function walk<T = any>(client: Client, path: string, query: CallOpt
     page = await client.get(path, { query: Object.fromEntries(next.searchParams) })
   }
 }
+
+/** The epics (v3, with descriptions) that carry an external_id: no list of the API filters by it. */
+export async function epicsWithExternalId(service: RunningService, externalId: string): Promise<any[]> {
+  const all = (await v3(service).get('/epics', { query: { includes_description: true } })).body as { external_id: string | null }[]
+  return all.filter((e) => e.external_id === externalId)
+}

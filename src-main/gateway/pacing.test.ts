@@ -86,20 +86,25 @@ describe('gateway pacing', () => {
   it('sends a queued user write before queued user reads, and those before queued sync', async () => {
     const { service, arrivals } = await watchedService({ seed: 'demo', faults: { latencyMs: 150 } })
     const gateway = gatewayFor(service, { concurrency: 1 })
-    // The first request holds the only slot while the others queue up behind it.
-    // (v3 lists take no query schema, so a marker `n` rides along to the service.)
-    const first = gateway.call('files.list', { lane: 'sync', query: { n: 'first' } })
+    const [a, b, c, d] = (await gateway.call<{ id: number }[]>('files.list')).map((f) => f.id)
+    const names = new Map([[a, 's1'], [b, 'r1'], [c, 's2'], [d, 'r2']].map(([id, name]) => [`/api/v3/files/${id}`, name as string]))
+    arrivals.length = 0
+    // The first request holds the only slot while the others queue up behind it; each file names its request.
+    const first = gateway.call('member', { lane: 'sync' })
     await new Promise((r) => setTimeout(r, 20))
     const queued = [
-      gateway.call('files.list', { lane: 'sync', query: { n: 's1' } }),
-      gateway.call('files.list', { lane: 'user-read', query: { n: 'r1' } }),
-      gateway.call('files.list', { lane: 'sync', query: { n: 's2' } }),
-      gateway.call('linkedFiles.create', { body: { name: 'Spec', type: 'url', url: 'https://example.com/spec' }, query: { n: 'w1' } }),
-      gateway.call('files.list', { lane: 'user-read', query: { n: 'r2' } }),
+      gateway.call('files.get', { lane: 'sync', params: { id: a } }),
+      gateway.call('files.get', { lane: 'user-read', params: { id: b } }),
+      gateway.call('files.get', { lane: 'sync', params: { id: c } }),
+      gateway.call('linkedFiles.create', { body: { name: 'Spec', type: 'url', url: 'https://example.com/spec' } }),
+      gateway.call('files.get', { lane: 'user-read', params: { id: d } }),
     ]
     expect(gateway.waiting).toBe(5)
     await Promise.all([first, ...queued])
-    const order = arrivals.map((a) => new URL(a.url, 'http://x').searchParams.get('n'))
+    const order = arrivals.map((x) => {
+      const path = new URL(x.url, 'http://x').pathname
+      return path === '/api/v3/member' ? 'first' : path === '/api/v3/linked-files' ? 'w1' : names.get(path)
+    })
     expect(order).toEqual(['first', 'w1', 'r1', 'r2', 's1', 's2'])
   })
 

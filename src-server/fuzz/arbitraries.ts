@@ -276,7 +276,8 @@ export function queryArb(schema: JsonSchema | undefined, pools: IdPools, strict 
     return params.toString()
   })
   const raw = fc.constantFrom('', '&', '=', '==', '&&&', 'a', 'a=', '=a', 'a=%', 'a=%2', '%2=a', 'a=%ff%fe', 'a=%00', 'a=1&a=2&a=3', 'a[]=1&a[]=2', 'a[b][c]=1', '__proto__[x]=1', 'constructor[prototype][x]=1', '+=+', `a=${'b'.repeat(4000)}`)
-  const withOwn = (schema?.properties ? Object.keys(schema.properties) : ['limit'])
+  const named = Object.keys(schema?.properties ?? {})
+  const withOwn = named.length > 0 ? named : ['limit']
   const rawOwn = fc.tuple(fc.constantFrom(...withOwn), fc.constantFrom('', '%', '%ff', '-1', '1e400', '[]', 'true&x', 'a'.repeat(3000))).map(([k, v]) => `${k}=${v}`)
   return fc
     .oneof({ weight: 6, arbitrary: structured }, { weight: 1, arbitrary: raw }, { weight: 1, arbitrary: rawOwn }, { weight: 1, arbitrary: fc.constant('') })

@@ -96,8 +96,8 @@ export function epicsV3(app: ApiApp, { ctx }: Deps): void {
   app.get('/epic-workflow', async () => epicWorkflowV3(ctx))
 
   app.get('/epics', { schema: { querystring: ListEpicsQueryV3 } }, async (req): Promise<EpicSlimV3[]> => {
-    const { includes_description, external_id } = req.query
-    const list = external_id !== undefined ? epics(ctx).byExternalId(external_id) : epics(ctx).all()
+    const { includes_description } = req.query
+    const list = epics(ctx).all()
     const v = views(req)
     if (list.length > 20) v.preloadStories()
     return list.map((e) => v.slim(e, includes_description === true))

@@ -192,7 +192,6 @@ export type UpdateEpicV3 = Static<typeof UpdateEpicV3>
 export const ListEpicsQueryV3 = Type.Object(
   {
     includes_description: Type.Optional(Type.Boolean()),
-    external_id: Type.Optional(Str(LIMITS.externalId)),
   },
   { additionalProperties: false },
 )

@@ -1,7 +1,7 @@
 // Coalescing of writes not yet in flight, each rule against the real service:
 // what is queued, what is shown, and which requests replay sends.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v3, v4 } from '../../../../src-server/testing.ts'
+import { epicsWithExternalId, v4 } from '../../../../src-server/testing.ts'
 import { mergedComments, mergedDocEpics, mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
@@ -51,8 +51,8 @@ describe('coalescing', () => {
     await replayFast(db, t)
     expect(t.counts.get('epics.create')).toBe(1)
     expect(t.total()).toBe(1)
-    const found = await v3(kit.service).get('/epics', { query: { external_id: records[0].externalId!, includes_description: true } })
-    expect(found.body).toEqual([expect.objectContaining({ name: 'Final', description: 'Folded in' })])
+    const found = await epicsWithExternalId(kit.service, records[0].externalId!)
+    expect(found).toEqual([expect.objectContaining({ name: 'Final', description: 'Folded in' })])
   })
 
   it('create + update of a field a create cannot carry: it follows the create as an update', async () => {

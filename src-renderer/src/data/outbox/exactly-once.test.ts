@@ -4,7 +4,7 @@
 // and nothing else.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { seededRandom } from '../../../../src-server/faults.ts'
-import { v3, v4, walk } from '../../../../src-server/testing.ts'
+import { epicsWithExternalId, v3, v4, walk } from '../../../../src-server/testing.ts'
 import { mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords, outboxStatus } from './records.ts'
@@ -43,14 +43,14 @@ describe('a lost answer', () => {
     await fillCache(db, kit.transport)
     const act = actionsFor(db, kit.transport)
     await act.updateFile(file.id, { description: null })
-    await act.updateLinkedFile(linked.id, { description: null, thumbnail_url: null })
+    await act.updateLinkedFile(linked.id, { description: null })
     service.setFaults({ dropAfterCommitRate: 1 })
     expect((await replayFast(db, kit.transport, { backoff: { attempts: 2 } })).stopped).toBe('offline')
     service.setFaults({ dropAfterCommitRate: 0 })
     // Both applied (the service keeps "" for null), neither answer heard: still queued.
     expect((await outboxRecords(db)).map((r) => r.kind)).toEqual(['file', 'linkedFile'])
     expect((await admin.get(`/files/${file.id}`)).body.description).toBe('')
-    expect((await admin.get(`/linked-files/${linked.id}`)).body).toMatchObject({ description: '', thumbnail_url: '' })
+    expect((await admin.get(`/linked-files/${linked.id}`)).body).toMatchObject({ description: '', thumbnail_url: 'https://example.com/t.png' })
 
     const t = counting(kit.transport)
     expect(await replayFast(db, t)).toMatchObject({ confirmed: 2, conflicts: 0, remaining: 0 })
@@ -71,9 +71,35 @@ describe('a lost answer', () => {
     const t = counting(kit.transport)
     expect(await replayFast(db, t)).toMatchObject({ confirmed: 1, remaining: 0 })
     expect(t.counts.get('epics.create')).toBeUndefined()
-    const found = (await v3(service).get('/epics', { query: { external_id: record.externalId! } })).body as { id: number }[]
+    const found = (await epicsWithExternalId(service, record.externalId!)) as { id: number }[]
     expect(found).toHaveLength(1)
     expect((await mergedEpic(db, local))?.id).toBe(found[0].id)
+  })
+
+  it('of an epic create, with 150 newer epics by someone else: found by walking the recently updated epics, exactly one, ours', async () => {
+    const { db, service } = kit
+    const local = await actionsFor(db, kit.transport).createEpic({ name: 'Lost among others' })
+    const [record] = await outboxRecords(db)
+    service.setFaults({ dropAfterCommitRate: 1 })
+    expect((await replayFast(db, kit.transport, { backoff: { attempts: 1 } })).stopped).toBe('offline')
+    service.setFaults({ dropAfterCommitRate: 0 })
+    // Someone else's epics, made and changed after ours: the first pages of the walk hold only theirs.
+    const member = v4(service, service.tokens.member)
+    for (const start of [0, 100]) {
+      const epics = Array.from({ length: Math.min(100, 150 - start) }, (_, i) => ({ name: `Someone else's ${start + i}`, external_id: `theirs-${start + i}` }))
+      expect((await member.post('/epics/bulk', { epics })).status).toBe(201)
+    }
+
+    const t = counting(kit.transport)
+    expect(await replayFast(db, t)).toMatchObject({ confirmed: 1, remaining: 0 })
+    expect(t.counts.get('epics.create')).toBeUndefined()
+    expect(t.counts.get('epics.v3List')).toBeUndefined()
+    // Two pages of theirs and the one with ours; none past it.
+    expect(t.counts.get('epics.list')).toBe(2)
+    const named = (await v3(service).get('/epics')).body.filter((e: { name: string }) => e.name === 'Lost among others')
+    expect(named).toHaveLength(1)
+    expect(named[0].external_id).toBe(record.externalId)
+    expect((await mergedEpic(db, local))?.id).toBe(named[0].id)
   })
 })
 
@@ -105,7 +131,7 @@ describe('a lost answer of every kind of create', () => {
     for (const op of ['epics.v3Create', 'epicComments.create', 'epicComments.reply', 'epicHealth.create', 'documents.create', 'categories.create', 'objectives.create', 'linkedFiles.create', 'files.upload']) {
       expect(t.counts.get(op), op).toBe(1)
     }
-    for (const op of ['epics.v3List', 'epicComments.list', 'epicHealth.history', 'documents.list', 'categories.list', 'objectives.list', 'linkedFiles.list', 'files.list']) {
+    for (const op of ['epics.list', 'epicComments.list', 'epicHealth.history', 'documents.list', 'categories.list', 'objectives.list', 'linkedFiles.list', 'files.list']) {
       expect(t.counts.get(op), op).toBeGreaterThanOrEqual(1)
     }
 

@@ -1,7 +1,7 @@
 // Writes the service refuses (fix and retry, or discard), a refused or
 // read-only token, and failures that only need time (5xx, network).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v3, v4 } from '../../../../src-server/testing.ts'
+import { epicsWithExternalId, v4 } from '../../../../src-server/testing.ts'
 import { READ_ONLY_MESSAGE, WriteRefused } from '../actions.ts'
 import { mergedComments, mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
@@ -139,6 +139,6 @@ describe('failures that only need time', () => {
     await replayUntilDone(db, kit.transport)
     expect((await v4(service).get(`/epics/${epics[0].id}`)).body.name).toBe('Through the outage')
     const external = (await mergedEpic(db, created))!.external_id!
-    expect((await v3(service).get('/epics', { query: { external_id: external } })).body).toHaveLength(1)
+    expect(await epicsWithExternalId(service, external)).toHaveLength(1)
   })
 })

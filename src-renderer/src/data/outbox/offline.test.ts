@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startService } from '../../../../src-server/index.ts'
-import { v3, v4 } from '../../../../src-server/testing.ts'
+import { epicsWithExternalId, v3, v4 } from '../../../../src-server/testing.ts'
 import { mergedComments, mergedDocEpics, mergedEpic, mergedEpics, mergedFiles, mergedLinkedFiles } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxStatus } from './records.ts'
@@ -64,7 +64,7 @@ describe('offline edits', () => {
     expect(await db2.overlay.count()).toBe(0)
 
     // The service has every change, once.
-    const created = await v3(service).get('/epics', { query: { external_id: (await mergedEpic(db2, epicId))!.external_id! } })
+    const created = { body: await epicsWithExternalId(service, (await mergedEpic(db2, epicId))!.external_id!) }
     expect(created.body).toHaveLength(1)
     const serverEpic = await v4(service).get(`/epics/${created.body[0].id}`)
     expect(serverEpic.body.name).toBe('Offline launch plan')
@@ -218,7 +218,7 @@ describe('the service stopped', () => {
         await replayUntilDone(db, own.transport)
         expect((await v4(again).get(`/epics/${epic.id}`)).body.description).toBe('Queued while the service was down')
         const external = (await mergedEpic(db, localId))!.external_id!
-        expect((await v3(again).get('/epics', { query: { external_id: external } })).body).toHaveLength(1)
+        expect(await epicsWithExternalId(again, external)).toHaveLength(1)
       } finally {
         await again.close()
       }

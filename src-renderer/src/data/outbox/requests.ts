@@ -4,10 +4,13 @@
 // rows where an answer leaves fields out, so the cached ones stay).
 //
 // Finding a create again:
-// - epics, epic comments, categories and labels carry our external_id: look it
-//   up (the epics of a lost bulk create: in the newest epics, one page for them
-//   all). A label's unique name would not do: someone else may have taken it
-//   just before ours left, and theirs would pass for ours.
+// - epics, epic comments, categories and labels carry our external_id, but no
+//   published list filters by it: epics and categories are walked most recently
+//   updated first (v4, order_by=updated_at) back to just before the create
+//   first left, one walk for all the creates of a lost bulk; an epic's comments
+//   and the labels are one list each. A label's unique name would not do:
+//   someone else may have taken it just before ours left, and theirs would pass
+//   for ours.
 // - docs, health, uploaded files, linked files and objectives cannot carry one.
 //   They are matched on what the user wrote (title and markdown; status and
 //   text; name and size; name, url and type; name and description), by the
@@ -182,6 +185,12 @@ function withoutNulls(fields: Row): Row {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null && v !== undefined))
 }
 
+/** A v4 list, most recently updated first, archived items too, in pages of 100. */
+const RECENTLY_UPDATED = { order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', limit: 100 } as const
+
+/** The earliest moment any of these creates may have been made: when the first left, less the clocks' leeway. */
+const firstSent = (records: OutboxRecord[]) => Math.min(...records.map((r) => r.sentAt ?? r.createdAt)) - RECONCILE_WINDOW_MS
+
 /**
  * Candidates for a create without external_id: recent enough, not already ours, oldest first.
  * `taken` holds ids already matched to other records of the same look (several files of one upload).
@@ -195,7 +204,7 @@ async function oldestUnclaimed<T extends { id: EntityId; created_at: string }>(
   taken: ReadonlySet<string> = new Set(),
 ): Promise<T | null> {
   const claimed = await claimedIds(ctx.db, kind)
-  const since = (r.sentAt ?? r.createdAt) - RECONCILE_WINDOW_MS
+  const since = firstSent([r])
   const found = list
     .filter((item) => !claimed.has(String(item.id)) && !taken.has(String(item.id)) && Date.parse(item.created_at) >= since && matches(item))
     .sort((a, b) => a.created_at.localeCompare(b.created_at))
@@ -240,25 +249,21 @@ const epic: KindRequests = {
     }))
   },
   async find(ctx, r) {
-    const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { query: { external_id: r.externalId, includes_description: true } })
-    return list[0] ? (epicFromV3(list[0]) as unknown as Row) : null
+    return (await epic.findMany!(ctx, [r])).get(r.seq!) ?? null
   },
   /**
-   * The epics of creates that may have been made (a bulk whose answer was lost): the newest epics first, page
-   * by page, until every external_id is found or the epics are older than any of these creates can be.
+   * The epics creates made, those the service has: the most recently updated epics first, page by page, until
+   * every external_id is found or the epics were last updated before any of these creates first left (an epic's
+   * updated_at is never before its creation). No list filters by external_id: v3 GET /epics takes none.
    */
   async findMany(ctx, records) {
-    if (records.length === 1) {
-      const row = await epic.find!(ctx, records[0])
-      return new Map(row ? [[records[0].seq!, row]] : [])
-    }
     const wanted = new Map<string | null | undefined, OutboxRecord>(records.map((r) => [r.externalId, r]))
     const ours = (e: EpicV4) => e.external_id !== null && wanted.has(e.external_id)
-    const since = Math.min(...records.map((r) => r.sentAt ?? r.createdAt)) - RECONCILE_WINDOW_MS
+    const since = firstSent(records)
     let seen = 0
-    const { items } = await walkList<EpicV4>(ctx, 'epics.list', { order_dir: 'desc', filter: 'include_archived', limit: 100 }, (page) => {
+    const { items } = await walkList<EpicV4>(ctx, 'epics.list', RECENTLY_UPDATED, (page) => {
       seen += page.filter(ours).length
-      return seen < records.length && page.length > 0 && Date.parse(page[page.length - 1].created_at) >= since
+      return seen < records.length && page.length > 0 && Date.parse(page[page.length - 1].updated_at) >= since
     })
     return new Map(items.filter(ours).map((e) => [wanted.get(e.external_id)!.seq!, partialEpicFromV4(e) as Row]))
   },
@@ -289,7 +294,7 @@ export async function epicsChangedSince(ctx: RequestContext, since: string, maxP
   const { items, ended } = await walkList<EpicV4>(
     ctx,
     'epics.list',
-    { order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', limit: 100 },
+    RECENTLY_UPDATED,
     (page) => page.length > 0 && Date.parse(page[page.length - 1].updated_at) >= limit,
     maxPages,
   )
@@ -373,7 +378,7 @@ const doc: KindRequests = {
   },
   async find(ctx, r) {
     const me = await ctx.me()
-    const since = (r.sentAt ?? r.createdAt) - RECONCILE_WINDOW_MS
+    const since = firstSent([r])
     const { items } = await walkList<DocV4>(
       ctx,
       'documents.list',
@@ -484,8 +489,11 @@ const file: KindRequests = {
 }
 
 const LINKED_FILE_FIELDS = ['name', 'type', 'url', 'description', 'content_type', 'size', 'thumbnail_url'] as const
-/** Optional texts of a linked file the update body cannot clear with null: "" does it. */
-const CLEARED_AS_EMPTY = ['description', 'content_type', 'thumbnail_url'] as const
+/**
+ * What an update may change (UPDATABLE.linkedFile): the published UpdateLinkedFile takes no content_type and
+ * cannot clear a thumbnail or a size (a URL, an integer, never null), so those are set when the link is made.
+ */
+const LINKED_FILE_UPDATES = ['name', 'type', 'url', 'description'] as const
 
 const linkedFile: KindRequests = {
   createFields: LINKED_FILE_FIELDS,
@@ -503,12 +511,12 @@ const linkedFile: KindRequests = {
     return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.get', { params: { id: num(r.entityId) } })) as unknown as Row
   },
   async update(ctx, r, fields) {
-    const body = pick(fields, LINKED_FILE_FIELDS)
-    for (const k of CLEARED_AS_EMPTY) if (body[k] === null) body[k] = ''
-    if (body.size === null) delete body.size
+    const body = pick(fields, LINKED_FILE_UPDATES)
+    // The description is cleared with "", which the service keeps.
+    if (body.description === null) body.description = ''
     return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.update', { params: { id: num(r.entityId) }, body })) as unknown as Row
   },
-  kept: (field, value) => (value === null && (CLEARED_AS_EMPTY as readonly string[]).includes(field) ? '' : value),
+  kept: (field, value) => (field === 'description' && value === null ? '' : value),
   async remove(ctx, r) {
     await call(ctx, 'linkedFiles.delete', { params: { id: num(r.entityId) } })
   },
@@ -520,9 +528,16 @@ const category: KindRequests = {
     const body = { ...withoutNulls(pick(r.payload, ['name', 'color'])), external_id: r.externalId }
     return categoryFromV4(await call<CategoryV4>(ctx, 'categories.create', { body })) as unknown as Row
   },
+  /** Like an epic's: the most recently updated categories, back to just before the create first left. */
   async find(ctx, r) {
-    const { items } = await walkList<CategoryV4>(ctx, 'categories.list', { filter: 'include_archived', limit: 100 })
-    const found = items.find((c) => c.external_id === r.externalId)
+    const ours = (c: CategoryV4) => c.external_id === r.externalId
+    const { items } = await walkList<CategoryV4>(
+      ctx,
+      'categories.list',
+      RECENTLY_UPDATED,
+      (page) => !page.some(ours) && page.length > 0 && Date.parse(page[page.length - 1].updated_at) >= firstSent([r]),
+    )
+    const found = items.find(ours)
     return found ? (categoryFromV4(found) as unknown as Row) : null
   },
   async fetch(ctx, r) {
