@@ -77,6 +77,8 @@ export interface FileFields {
 }
 
 export type LinkedFileFields = Partial<Pick<CachedLinkedFile, 'name' | 'type' | 'url' | 'description' | 'content_type' | 'size' | 'thumbnail_url'>>
+/** What a linked file's update may change (outbox/kinds.ts UPDATABLE). */
+export type LinkedFileUpdate = Partial<Pick<CachedLinkedFile, 'name' | 'type' | 'url' | 'description'>>
 
 export interface CategoryFields {
   name?: string
@@ -269,7 +271,7 @@ export function outboxActions(options: ActionsOptions) {
 
     // ---- linked files ----
     createLinkedFile: (fields: LinkedFileFields & Pick<CachedLinkedFile, 'name' | 'type' | 'url'>) => write(() => create('linkedFile', { ...fields })),
-    updateLinkedFile: (linkedFileId: EntityId, fields: LinkedFileFields) => write(() => update('linkedFile', linkedFileId, { ...fields }, 'Linked file')),
+    updateLinkedFile: (linkedFileId: EntityId, fields: LinkedFileUpdate) => write(() => update('linkedFile', linkedFileId, { ...fields }, 'Linked file')),
     deleteLinkedFile: (linkedFileId: EntityId) => write(() => remove('linkedFile', linkedFileId, 'Linked file')),
 
     // ---- categories ----

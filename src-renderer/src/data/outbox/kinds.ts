@@ -93,7 +93,8 @@ export const UPDATABLE: Record<WritableKind, readonly string[]> = {
   doc: ['title', 'content_markdown'],
   docEpic: [],
   file: ['name', 'description'],
-  linkedFile: ['name', 'type', 'url', 'description', 'content_type', 'size', 'thumbnail_url'],
+  // The published UpdateLinkedFile takes no content_type and cannot clear a thumbnail or size: set when made.
+  linkedFile: ['name', 'type', 'url', 'description'],
   category: ['name', 'color', 'archived'],
   objective: ['name', 'description', 'state', 'archived', 'category_ids'],
   // Labels are made by name and then only picked: the API offers no label update here.
