@@ -1,6 +1,6 @@
 // npm run server -- [--port N] [--db FILE] [--seed demo | --epics N --docs N --files N]
 //                   [--rate-limit 200/60s|off] [--latency MS] [--fail-rate P]
-//                   [--drop-rate P] [--drop-after-commit-rate P] [--fault-seed N] [--quiet]
+//                   [--drop-rate P] [--drop-after-commit-rate P] [--fault-seed N] [--journal DIR] [--quiet]
 import { parseArgs } from 'node:util'
 import { parseRateLimit } from './ratelimit.ts'
 import { startService, type ServiceOptions } from './index.ts'
@@ -8,6 +8,7 @@ import { startService, type ServiceOptions } from './index.ts'
 const USAGE = `Usage: npm run server -- [--port N] [--host H] [--db FILE] [--seed demo | --epics N --docs N --files N]
        [--rate-limit 200/60s|off] [--latency MS] [--fail-rate P] [--drop-rate P]
        [--drop-after-commit-rate P] [--fault-seed N] [--disable docs|collections] [--quiet]
+       [--journal DIR]       write every request and answer to DIR as JSON lines (no token values)
        [--exit-with-stdin]   stop when standard input closes (the parent that started it is gone)`
 
 function fail(message: string): never {
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
         'drop-after-commit-rate': { type: 'string' },
         'fault-seed': { type: 'string' },
         disable: { type: 'string', multiple: true },
+        journal: { type: 'string' },
         quiet: { type: 'boolean' },
         'exit-with-stdin': { type: 'boolean' },
         help: { type: 'boolean' },
@@ -71,6 +73,7 @@ async function main(): Promise<void> {
     port: number('port', v.port, { integer: true, max: 65535 }),
     host: v.host,
     db: v.db,
+    journal: v.journal,
     seed: v.seed === 'demo' ? 'demo' : sized ? sizes : undefined,
     rateLimit,
     faults: {

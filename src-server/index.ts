@@ -6,6 +6,7 @@ import { buildApp, type ApiApp } from './app.ts'
 import { Tokens } from './auth.ts'
 import { ServiceContext, type Feature } from './context.ts'
 import { openDatabase } from './db.ts'
+import { installJournal } from './journal.ts'
 import { NO_FAULTS, seededRandom, validateFaults, type Faults } from './faults.ts'
 import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from './ratelimit.ts'
 import { RESOURCES } from './resources/index.ts'
@@ -38,6 +39,8 @@ export interface ServiceOptions {
   log?: (line: string) => void
   /** Webhook delivery retries: attempts after the first, and the first delay. */
   webhookRetry?: { attempts: number; baseDelayMs: number }
+  /** A folder to write the request journal into (journal.ts); default: OUTPOST_SERVICE_JOURNAL, else none. */
+  journal?: string
 }
 
 export interface RunningService {
@@ -77,6 +80,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     webhookRetry: options.webhookRetry ?? { attempts: 5, baseDelayMs: 1000 },
     onLog: options.log,
   })
+  const journalDir = options.journal ?? process.env.OUTPOST_SERVICE_JOURNAL
+  const journal = journalDir ? installJournal(app, journalDir) : undefined
   const host = options.host ?? '127.0.0.1'
   await app.listen({ port: options.port ?? 0, host })
   const address = app.server.address()
@@ -98,6 +103,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     setFeature: (feature, enabled) => ctx.setFeature(feature, enabled),
     close: async () => {
       await app.close()
+      await journal?.close()
       db.close()
       if (tempDir) rmSync(tempDir, { recursive: true, force: true })
     },
