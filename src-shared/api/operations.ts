@@ -99,7 +99,10 @@ export const OPERATIONS = {
   'documents.list': read('v4', '/documents'),
   /** v3 GET /documents: every doc (archived too) as {id, title, app_url}, in one request: the doc id sweep. */
   'documents.v3List': read('v3', '/documents'),
+  /** v4 GET /documents/{id}: the doc with its markdown (the published getDoc takes no content_format). */
   'documents.get': read('v4', '/documents/{id}'),
+  /** v3 GET /documents/{id}: the one that answers the HTML (content_format=html). */
+  'documents.v3Get': read('v3', '/documents/{id}'),
   'documents.search': read('v4', '/documents/search'),
   'documents.create': create('v4', '/documents'),
   'documents.bulkCreate': create('v4', '/documents/bulk'),

@@ -395,7 +395,7 @@ const doc: KindRequests = {
     return found ? partialDocFromV4(found) : null
   },
   async fetch(ctx, r) {
-    return partialDocFromV4(await call<DocV4>(ctx, 'documents.get', { params: { id: r.entityId }, query: { content_format: 'markdown' } }))
+    return partialDocFromV4(await call<DocV4>(ctx, 'documents.get', { params: { id: r.entityId } }))
   },
   async update(ctx, r, fields) {
     const body: Row = { content_format: 'markdown' }
@@ -404,7 +404,7 @@ const doc: KindRequests = {
     const row = partialDocFromV3(await call<DocV3>(ctx, 'documents.update', { params: { id: r.entityId }, body }))
     if (fields.content_markdown !== undefined) {
       // v3 answers one content form; the HTML the cache shows comes from the service's own rendering.
-      row.content_html = await call<DocV4>(ctx, 'documents.get', { params: { id: r.entityId }, query: { content_format: 'html' } })
+      row.content_html = await call<DocV3>(ctx, 'documents.v3Get', { params: { id: r.entityId }, query: { content_format: 'html' } })
         .then((d) => d.content_html ?? '')
         .catch(() => '')
     }

@@ -6,7 +6,7 @@
 // These run on the user's lane, outside the sync lock; the cache writers keep
 // the newer version when a sync writes the same entity at the same time.
 import type { DocV4 } from '../../../../src-shared/api/v4/docs.ts'
-import type { DocSlimV3 } from '../../../../src-shared/api/v3/docs.ts'
+import type { DocSlimV3, DocV3 } from '../../../../src-shared/api/v3/docs.ts'
 import type { EpicSlimV3, EpicV3, HealthV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { OutpostDb } from '../db.ts'
 import { isNotFound, type Transport } from '../transport.ts'
@@ -65,15 +65,11 @@ export async function refreshEpic({ db, transport }: RefreshDeps, id: number): P
  */
 export async function refreshDoc({ db, transport }: RefreshDeps, id: string): Promise<CachedDoc | null> {
   const lane = 'user-read' as const
-  let answers: [DocV4, Pick<DocV4, 'content_html' | 'updated_at'>, EpicSlimV3[]]
+  let answers: [DocV4, Pick<DocV3, 'content_html' | 'updated_at'>, EpicSlimV3[]]
   try {
     answers = await Promise.all([
-      transport.call<DocV4>('documents.get', { params: { id }, query: { content_format: 'markdown' }, lane }),
-      transport.call<Pick<DocV4, 'content_html' | 'updated_at'>>('documents.get', {
-        params: { id },
-        query: { content_format: 'html', fields: 'content_html,updated_at' },
-        lane,
-      }),
+      transport.call<DocV4>('documents.get', { params: { id }, lane }),
+      transport.call<DocV3>('documents.v3Get', { params: { id }, query: { content_format: 'html' }, lane }),
       transport.call<EpicSlimV3[]>('documentEpics.list', { params: { docId: id }, lane }),
     ])
   } catch (error) {
