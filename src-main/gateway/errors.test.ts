@@ -106,10 +106,11 @@ describe('error mapping', () => {
     const g = gatewayFor()
     const missing = await failure(g.call('categories.get', { params: { id: 987_654 } }))
     expect(missing).toMatchObject({ kind: 'http', status: 404, tag: 'not_found', message: 'Category 987654 does not exist.' })
-    const long = await failure(g.call('categories.create', { body: { name: 'n'.repeat(129) } }))
-    expect(long).toMatchObject({ kind: 'http', status: 422, errors: { name: 'must be at most 128 characters' } })
-    expect(long.message).toMatch(/name/)
-    expect(long.toJSON()).toEqual({ kind: 'http', status: 422, tag: long.tag, message: long.message, errors: { name: 'must be at most 128 characters' } })
+    // A well-formed create the service refuses: a state it does not have.
+    const refused = await failure(g.call('epics.create', { body: { name: 'In no state', epic_state_id: 987_654 } }))
+    expect(refused).toMatchObject({ kind: 'http', status: 422, errors: { epic_state_id: expect.any(String) } })
+    expect(refused.message).toMatch(/state/i)
+    expect(refused.toJSON()).toEqual({ kind: 'http', status: 422, tag: refused.tag, message: refused.message, errors: refused.errors })
   })
 
   it('auth: 401 for a bad token, and a v3 token refused for v4 operations before anything is sent', async () => {

@@ -24,5 +24,11 @@ export const LIMITS = {
   externalLink: 2048,
 } as const
 
+/**
+ * Limits the spec does not give, as the service's published API description has them: what a linked file's
+ * or an uploaded file's description may hold.
+ */
+export const PUBLISHED_LIMITS = { linkedFileDescription: 512, fileDescription: 4096 } as const
+
 /** Label limits are not shown in the spec; these match the epic label parameters (see the README). */
 export const LABEL_LIMITS = { name: 128, description: 1024 } as const

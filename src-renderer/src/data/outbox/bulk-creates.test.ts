@@ -49,8 +49,15 @@ describe('bulk epic creates', () => {
 
   it('a bulk refused for one bad item goes again item by item: only that one fails, with the service message', async () => {
     const { db } = kit
-    const tooLong = 'x'.repeat(257)
-    const { locals, externalIds } = await queueCreates(['Good one', tooLong, 'Good two'])
+    const act = actionsFor(db, offline(kit.transport))
+    const locals = [
+      await act.createEpic({ name: 'Good one' }),
+      // A state the service does not have: a well-formed create it refuses (422).
+      await act.createEpic({ name: 'Bad state', epic_state_id: 987_654 }),
+      await act.createEpic({ name: 'Good two' }),
+    ]
+    const records = await outboxRecords(db)
+    const externalIds = locals.map((l) => records.find((r) => r.entityId === l)!.externalId!)
 
     const t = counting(kit.transport)
     expect(await replayFast(db, t)).toMatchObject({ confirmed: 2, failed: 1 })
@@ -63,9 +70,9 @@ describe('bulk epic creates', () => {
 
     const [failed] = await outboxRecords(db, ['failed'])
     expect(failed).toMatchObject({ entityId: locals[1], op: 'create', error: { status: 422 } })
-    expect(failed.error?.errors?.name).toBeTruthy()
-    // The user's text stays, to fix or discard.
-    expect((await mergedEpic(db, locals[1]))?.name).toBe(tooLong)
+    expect(failed.error?.errors?.epic_state_id).toBeTruthy()
+    // What the user wrote stays, to fix or discard.
+    expect((await mergedEpic(db, locals[1]))?.name).toBe('Bad state')
   })
 
   it('an answer lost after the bulk committed: the next pass finds them all in one look and sends nothing again', async () => {

@@ -42,8 +42,8 @@ describe('bulk epic updates', () => {
     const { db } = kit
     const act = actionsFor(db, offline(kit.transport))
     const chosen = epics.slice(0, 5)
-    const tooLong = 'x'.repeat(257)
-    for (const [i, e] of chosen.entries()) await act.updateEpic(e.id, { name: i === 2 ? tooLong : `Good ${i}` })
+    // A state the service does not have: a well-formed request it refuses (422).
+    for (const [i, e] of chosen.entries()) await act.updateEpic(e.id, i === 2 ? { name: 'Bad 2', epic_state_id: 987_654 } : { name: `Good ${i}` })
 
     const t = counting(kit.transport)
     const result = await replayFast(db, t)
@@ -54,9 +54,25 @@ describe('bulk epic updates', () => {
     for (const [i, e] of chosen.entries()) expect(names.get(e.id as number)).toBe(i === 2 ? e.name : `Good ${i}`)
 
     const [failed] = await outboxRecords(db, ['failed'])
-    expect(failed).toMatchObject({ entityId: String(chosen[2].id), payload: { name: tooLong }, error: { status: 422 } })
-    expect(failed.error?.errors?.name).toBeTruthy()
+    expect(failed).toMatchObject({ entityId: String(chosen[2].id), payload: { name: 'Bad 2', epic_state_id: 987_654 }, error: { status: 422 } })
+    expect(failed.error?.errors?.epic_state_id).toBeTruthy()
     // The user's text is still what they see, until they fix or discard it.
-    expect((await mergedEpic(db, chosen[2].id))?.name).toBe(tooLong)
+    expect((await mergedEpic(db, chosen[2].id))?.name).toBe('Bad 2')
+  })
+
+  it('text past its limit fails before it is sent and does not hold back the bulk', async () => {
+    const { db } = kit
+    const act = actionsFor(db, offline(kit.transport))
+    const chosen = epics.slice(5, 9)
+    const tooLong = 'x'.repeat(257)
+    for (const [i, e] of chosen.entries()) await act.updateEpic(e.id, { name: i === 1 ? tooLong : `Fits ${i}` })
+
+    const t = counting(kit.transport)
+    expect(await replayFast(db, t)).toMatchObject({ confirmed: 3, failed: 1 })
+    expect(t.counts.get('epics.bulkUpdate')).toBe(1)
+    expect(t.counts.get('epics.update')).toBeUndefined()
+    const [failed] = await outboxRecords(db, ['failed'])
+    expect(failed).toMatchObject({ entityId: String(chosen[1].id), payload: { name: tooLong }, error: { errors: { name: 'must be at most 256 characters' } } })
+    expect((await mergedEpic(db, chosen[1].id))?.name).toBe(tooLong)
   })
 })

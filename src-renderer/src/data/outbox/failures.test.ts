@@ -21,21 +21,22 @@ describe('a write the service refuses (4xx)', () => {
   it('fails with the service message, keeps the text, and goes once fixed and retried', async () => {
     const { db } = kit
     const act = actionsFor(db, offline(kit.transport))
-    await act.updateEpic(epics[0].id, { name: tooLong })
+    // A state the service does not have: a well-formed request it refuses (422).
+    await act.updateEpic(epics[0].id, { name: 'Refused name', epic_state_id: 987_654 })
     await act.updateEpic(epics[1].id, { name: 'Fine' })
 
     const result = await replayFast(db, kit.transport)
     expect(result).toMatchObject({ confirmed: 1, failed: 1 })
     const [failed] = await outboxRecords(db, ['failed'])
     expect(failed.error).toMatchObject({ status: 422 })
-    expect(failed.error!.message).toMatch(/name/i)
-    expect(failed.error!.errors).toHaveProperty('name')
-    expect(failed.payload.name).toBe(tooLong)
-    expect((await mergedEpic(db, epics[0].id))?.name).toBe(tooLong)
+    expect(failed.error!.message).toMatch(/state/i)
+    expect(failed.error!.errors).toHaveProperty('epic_state_id')
+    expect(failed.payload).toEqual({ name: 'Refused name', epic_state_id: 987_654 })
+    expect((await mergedEpic(db, epics[0].id))?.name).toBe('Refused name')
     expect(await outboxStatus(db)).toMatchObject({ pending: 0, failed: 1 })
     expect((await v4(kit.service).get(`/epics/${epics[1].id}`)).body.name).toBe('Fine')
 
-    await retryRecord(db, failed.seq!, { name: 'Fixed name' })
+    await retryRecord(db, failed.seq!, { name: 'Fixed name', epic_state_id: epics[0].epic_state_id })
     expect((await mergedEpic(db, epics[0].id))?.name).toBe('Fixed name')
     expect((await replayFast(db, kit.transport)).confirmed).toBe(1)
     expect((await v4(kit.service).get(`/epics/${epics[0].id}`)).body.name).toBe('Fixed name')

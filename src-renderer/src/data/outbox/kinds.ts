@@ -2,6 +2,7 @@
 // confirmed rows live, how ids are typed, what a just-created entity looks like
 // before the service has answered, and which fields a write may change.
 import type { Table } from 'dexie'
+import { LABEL_LIMITS, LIMITS, PUBLISHED_LIMITS } from '../../../../src-shared/api/limits.ts'
 import type { OutpostDb } from '../db.ts'
 import type { EntityId, EntityKind } from '../types.ts'
 
@@ -99,6 +100,33 @@ export const UPDATABLE: Record<WritableKind, readonly string[]> = {
   objective: ['name', 'description', 'state', 'archived', 'category_ids'],
   // Labels are made by name and then only picked: the API offers no label update here.
   label: [],
+}
+
+/** The most characters each text field of a write may hold (the service refuses more). */
+export const TEXT_LIMITS: Record<WritableKind, Readonly<Record<string, number>>> = {
+  epic: { name: LIMITS.epicName, description: LIMITS.epicDescription },
+  comment: { text: LIMITS.commentText },
+  health: {},
+  doc: { title: LIMITS.docTitle },
+  docEpic: {},
+  file: { name: LIMITS.fileName, description: PUBLISHED_LIMITS.fileDescription },
+  linkedFile: { name: LIMITS.linkedFileName, url: LIMITS.url, thumbnail_url: LIMITS.url, description: PUBLISHED_LIMITS.linkedFileDescription },
+  category: { name: LIMITS.categoryName },
+  objective: { name: LIMITS.milestoneName, description: LIMITS.milestoneDescription },
+  label: { name: LABEL_LIMITS.name },
+}
+
+/**
+ * The text fields of a payload past their limits, with the service's wording; null when all fit. Characters
+ * are counted as the service counts them: code points (an emoji is one).
+ */
+export function overLimit(kind: WritableKind, payload: Record<string, unknown>): Record<string, string> | null {
+  const errors: Record<string, string> = {}
+  for (const [field, max] of Object.entries(TEXT_LIMITS[kind])) {
+    const value = payload[field]
+    if (typeof value === 'string' && value.length > max && [...value].length > max) errors[field] = `must be at most ${max} characters`
+  }
+  return Object.keys(errors).length > 0 ? errors : null
 }
 
 /** What an entity created offline looks like until the service answers: the cache's shape with neutral defaults. */

@@ -34,7 +34,7 @@ import { removeFiles } from '../sync/cache.ts'
 import { failureOf, isNotFound, type Transport } from '../transport.ts'
 import type { EntityId, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
 import { rememberServerId } from './ids.ts'
-import { isLocalId, localIdsIn, replaceId, rowId, sameValue, tableKey, tableOf, type WritableKind } from './kinds.ts'
+import { isLocalId, localIdsIn, overLimit, replaceId, rowId, sameValue, tableKey, tableOf, type WritableKind } from './kinds.ts'
 import { recordsOf } from './queue.ts'
 import { setPause, type OutboxPause } from './records.ts'
 import {
@@ -197,14 +197,22 @@ class Replayer {
     return batch
   }
 
-  private async handle(records: OutboxRecord[]): Promise<void> {
-    const r = records[0]
+  private async handle(all: OutboxRecord[]): Promise<void> {
+    const r = all[0]
     const requests = REQUESTS[r.kind as WritableKind]
     const can = r.op === 'create' ? requests?.create : r.op === 'update' ? requests?.update : requests?.remove
     if (!can) {
       await this.markFailed([r], { message: `A ${r.op} of a ${r.kind} cannot be sent to the service.` })
       return
     }
+    // Text past the service's limits never leaves (a request the service would refuse): it fails here, naming the field.
+    const records: OutboxRecord[] = []
+    for (const rec of all) {
+      const errors = rec.op === 'delete' ? null : overLimit(rec.kind as WritableKind, rec.payload)
+      if (!errors) records.push(rec)
+      else await this.markFailed([rec], { message: `Too long: ${Object.entries(errors).map(([f, why]) => `${f} ${why}`).join('; ')}.`, errors })
+    }
+    if (records.length === 0) return
     if (r.op === 'create') await this.creates(records)
     else if (r.op === 'update') await this.updates(records)
     else await this.remove(r)
