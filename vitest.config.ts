@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config'
-import { journalFolder } from './testing/contract/journals.ts'
+import { journalOf } from './testing/contract/journals.ts'
 
 export default defineConfig({
   test: {
@@ -11,6 +11,6 @@ export default defineConfig({
     reporters: ['default', './scripts/summary-reporter.ts'],
     // Every service the tests start writes its request journal here; `npm run test:contract` reads it.
     globalSetup: ['./testing/vitest-setup.ts'],
-    env: { OUTPOST_SERVICE_JOURNAL: journalFolder('vitest') },
+    env: { OUTPOST_SERVICE_JOURNAL: journalOf('vitest') },
   },
 })

@@ -11,8 +11,11 @@
 import { defineConfig } from '@playwright/test'
 import { fileURLToPath } from 'node:url'
 import { dirname, join } from 'node:path'
+import { journalOf } from '../testing/contract/journals.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+// Every service the specs start (and the hosts they spawn) journals its traffic; `npm run test:contract` reads it.
+process.env.OUTPOST_SERVICE_JOURNAL = journalOf('e2e')
 
 export default defineConfig({
   testDir: './specs',

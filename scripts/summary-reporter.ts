@@ -3,6 +3,13 @@
 import type { Reporter, TestModule } from 'vitest/node'
 
 export default class SummaryReporter implements Reporter {
+  /** The line's first word: which run it sums up. */
+  private readonly label: string
+
+  constructor(options: { label?: string } = {}) {
+    this.label = options.label ?? 'vitest'
+  }
+
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     let passed = 0
     let failed = 0
@@ -16,6 +23,6 @@ export default class SummaryReporter implements Reporter {
       }
       if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++
     }
-    process.stdout.write(`\nvitest: ${passed} passed, ${failed} failed, ${skipped} skipped\n`)
+    process.stdout.write(`\n${this.label}: ${passed} passed, ${failed} failed, ${skipped} skipped\n`)
   }
 }

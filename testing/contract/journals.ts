@@ -11,8 +11,11 @@ export const SUITES: readonly Suite[] = ['vitest', 'e2e']
 
 export const journalFolder = (suite: Suite) => join(ROOT, suite)
 
+/** A suite's folder, unless OUTPOST_SERVICE_JOURNAL names another (a run kept apart from the suites'). */
+export const journalOf = (suite: Suite) => process.env.OUTPOST_SERVICE_JOURNAL ?? journalFolder(suite)
+
 /** Empties a suite's folder before its run. */
 export function emptyJournal(suite: Suite): void {
-  rmSync(journalFolder(suite), { recursive: true, force: true })
-  mkdirSync(journalFolder(suite), { recursive: true })
+  rmSync(journalOf(suite), { recursive: true, force: true })
+  mkdirSync(journalOf(suite), { recursive: true })
 }
