@@ -149,7 +149,27 @@ async function main(): Promise<void> {
     return { ...sent.traffic, ms: sent.ms, queueMs, waitingMs: transport.busyMs(), result: sent.result, passes, ...(await checkService(service, changes)) }
   }
 
-  const runs: Record<'random' | 'recent' | 'baseline', Run[]> = { random: [], recent: [], baseline: [] }
+  /**
+   * Outpost, a bulk create whose answer is lost (the service commits it, the connection drops): the next pass
+   * finds the epics by walking the most recently updated ones (no list filters by external_id) and sends nothing
+   * again. Only that finding pass is measured.
+   */
+  const lostRun = async (tag: string): Promise<Run> => {
+    const actions = outboxActions({ db: client.db, transport: client.transport })
+    const names = Array.from({ length: QUEUE.creates }, (_, i) => `${tag}: created #${i}`)
+    for (const name of names) await actions.createEpic({ name })
+    service.setFaults({ dropAfterCommitRate: 1 })
+    try {
+      await replay({ db: client.db, transport: client.transport, backoff: { attempts: 1 } })
+    } finally {
+      service.setFaults({ dropAfterCommitRate: 0 })
+    }
+    const sent = await measured(bench, token, () => replay({ db: client.db, transport: client.transport }))
+    const outcome = await checkService(service, { updates: [], creates: names.map((name) => ({ name, externalId: '' })), uploads: [] })
+    return { ...sent.traffic, ms: sent.ms, result: sent.result, passes: 1, ...outcome }
+  }
+
+  const runs: Record<'random' | 'recent' | 'baseline' | 'lost', Run[]> = { random: [], recent: [], baseline: [], lost: [] }
   for (let round = 1; round <= ROUNDS; round++) {
     // The cache as it was when the network went (what the other side changed last round included).
     await syncer.sync()
@@ -173,6 +193,8 @@ async function main(): Promise<void> {
     const changes = await plan('baseline', baselineIds)
     const one = await measured(bench, token, () => sendOneByOne(official, changes))
     runs.baseline.push({ ...one.traffic, ms: one.ms, ...(await checkService(service, changes)) })
+    await emptyWindow()
+    runs.lost.push(await lostRun(`outpost lost answer round ${round}`))
     await emptyWindow()
     const said = (r: Run) => `${r.requests} requests in ${(r.ms / 1000).toFixed(1)} s`
     console.error(`round ${round}/${ROUNDS}: Outpost ${said(runs.random.at(-1)!)} (random epics), ${said(runs.recent.at(-1)!)} (recent); baseline ${said(runs.baseline.at(-1)!)}`)
@@ -210,6 +232,12 @@ async function main(): Promise<void> {
   outpostSide('Outpost, random epics', runs.random)
   outpostSide('Outpost, recently updated epics', runs.recent)
   side('baseline (one call per change)', runs.baseline, describeRoutes(medianRun(runs.baseline).routes, 3))
+  const lostFloor = Math.ceil(QUEUE.creates / 100)
+  add(`Outpost, ${QUEUE.creates} creates whose bulk answer was lost: requests to find them`, med(runs.lost, (r) => r.requests), 'requests', describeRoutes(medianRun(runs.lost).routes, 3))
+  add('floor of finding them', lostFloor, 'requests', 'one page of the 100 most recently updated epics per 100 creates (GET /epics?order_by=updated_at&order_dir=desc)')
+  add('finding them / floor', ratio(med(runs.lost, (r) => r.requests), lostFloor), 'x', 'goal: at most 1.05')
+  add(`Outpost, lost bulk answer: creates there exactly once`, med(runs.lost, (r) => r.exactlyOnce), `of ${QUEUE.creates}`)
+  add(`Outpost, lost bulk answer: duplicates`, runs.lost.reduce((n, r) => n + r.duplicates, 0), 'items', `over all ${runs.lost.length} rounds; goal: 0`)
   for (const [name, list] of [['random epics', runs.random], ['recently updated epics', runs.recent]] as const) {
     add(`baseline / Outpost (${name}): requests`, ratio(med(runs.baseline, (r) => r.requests), med(list, (r) => r.requests)), 'x', 'goal: at least 20x')
     add(`baseline / Outpost (${name}): wall time`, ratio(med(runs.baseline, (r) => r.ms), med(list, (r) => r.ms)), 'x')
