@@ -3,13 +3,16 @@
 // ../secrets/keychain.test.ts).
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { request } from 'undici'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../src-server/index.ts'
 import { testService, v3, v4Root } from '../../src-server/testing.ts'
 import { SafeStorageStore } from '../secrets/safe-storage.ts'
+import { Gateway } from '../gateway/index.ts'
 import { fakeSafeStorage, filesHolding, filesUnder } from '../secrets/testing.ts'
 import { AccountError, type AccountErrorKind } from './account-error.ts'
 import { Accounts, secretNameOf } from './accounts.ts'
@@ -53,6 +56,28 @@ async function closedPort(): Promise<number> {
   return port
 }
 
+/** A service in front of `target` that ignores one request header: it never reaches the service. */
+async function proxyWithout(target: string, header: string): Promise<{ baseUrl: string; dropped(): number; close(): Promise<void> }> {
+  let dropped = 0
+  const server = createHttpServer(async (req, res) => {
+    const headers = { ...req.headers }
+    if (headers[header] !== undefined) dropped++
+    delete headers[header]
+    delete headers.host
+    const answer = await request(`${target}${req.url}`, { method: req.method as 'GET', headers, body: req.method === 'GET' ? undefined : req })
+    res.writeHead(answer.statusCode, answer.headers as Record<string, string>)
+    for await (const chunk of answer.body) res.write(chunk)
+    res.end()
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const { port } = server.address() as { port: number }
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    dropped: () => dropped,
+    close: () => new Promise((r) => server.close(() => r())),
+  }
+}
+
 describe('adding a workspace', () => {
   it('checks a v4 token with whoami and keeps the names the service gives', async () => {
     const token = demo.tokens.admin
@@ -85,6 +110,21 @@ describe('adding a workspace', () => {
     })
     expect(account.workspaceSlug).toBe(demo.workspace)
     expect(await accounts.tokenFor(account.id)).toBe(token)
+  })
+
+  it.each(['service-token', 'shortcut-token'])('signs in with a v3 token, and calls v3 with it, through a service that ignores %s', async (ignored) => {
+    // The published description documents Shortcut-Token, the spec Service-Token: a service may honour only one.
+    const proxy = await proxyWithout(demo.baseUrl, ignored)
+    try {
+      const account = await accounts.addAccount(proxy.baseUrl, demo.tokens.v3)
+      expect(account).toMatchObject({ tokenKind: 'v3', workspaceSlug: demo.workspace })
+      const gateway = new Gateway({ baseUrl: proxy.baseUrl, workspaceSlug: account.workspaceSlug, token: demo.tokens.v3, tokenKind: 'v3' })
+      expect((await gateway.call<unknown[]>('epics.v3List')).length).toBeGreaterThan(0)
+      await gateway.close()
+      expect(proxy.dropped()).toBeGreaterThanOrEqual(2)
+    } finally {
+      await proxy.close()
+    }
   })
 
   it('accepts a read-only v4 token (reading is what it is for)', async () => {
