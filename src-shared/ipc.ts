@@ -9,14 +9,43 @@
 // message, and the renderer needs the kind (offline? read-only token? outcome
 // unknown?) to decide what to do with a queued write.
 
-import type { AccountErrorKind } from '../src-main/accounts/account-error.ts'
-import type { SecretStoreDescription, SecretStoreErrorKind } from '../src-main/secrets/secret-store.ts'
 import type { Lane, OperationFailure, OperationName } from './api/operations.ts'
 
 export const CHANNEL_PREFIX = 'outpost:'
 
 // ---------------------------------------------------------------------------
 // Shapes carried by the channels
+
+/** Everything that can go wrong while adding or using a workspace account. */
+export type AccountErrorKind =
+  /** Not a web address at all, or one we cannot use (credentials, query). */
+  | 'bad-url'
+  /** http:// to another machine: the token would cross the network in clear. */
+  | 'insecure-url'
+  | 'missing-token'
+  /** DNS, refused connection, TLS failure, timeout. */
+  | 'unreachable'
+  /** 401: the token is wrong, disabled, or of the wrong generation. */
+  | 'bad-token'
+  /** Something answered, but not like the work-tracking service. */
+  | 'unexpected-answer'
+  | 'unknown-account'
+  /** The account is known but its token is gone from the secret store. */
+  | 'token-missing'
+
+/** Where API tokens live: the OS keychain, or files encrypted with Electron's safeStorage. */
+export type SecretStoreKind = 'keychain' | 'safe-storage'
+
+/** What the app shows about the store in use (never the secrets themselves). */
+export interface SecretStoreDescription {
+  kind: SecretStoreKind
+  /** Linux safeStorage backend (`gnome_libsecret`, `kwallet5`, `basic_text`, ...). */
+  backend?: string
+  /** Something the user should know: tokens only obfuscated, keychain missing. */
+  warning?: string
+}
+
+export type SecretStoreErrorKind = 'unavailable' | 'failed'
 
 /** A workspace the user added (never its token: that stays in the keychain). */
 export interface AccountInfo {

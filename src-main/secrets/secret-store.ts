@@ -2,16 +2,9 @@
 // machines without a keychain service, encrypted with Electron's safeStorage.
 // Nothing else in the app keeps a token.
 
-export type SecretStoreKind = 'keychain' | 'safe-storage'
+import type { SecretStoreDescription, SecretStoreErrorKind, SecretStoreKind } from '../../src-shared/ipc.ts'
 
-/** What the app shows about the store in use (never the secrets themselves). */
-export interface SecretStoreDescription {
-  kind: SecretStoreKind
-  /** Linux safeStorage backend (`gnome_libsecret`, `kwallet5`, `basic_text`, ...). */
-  backend?: string
-  /** Something the user should know: tokens only obfuscated, keychain missing. */
-  warning?: string
-}
+export type { SecretStoreDescription, SecretStoreErrorKind, SecretStoreKind }
 
 export interface SecretStore {
   readonly kind: SecretStoreKind
@@ -34,8 +27,6 @@ export const KEYCHAIN_SERVICE = 'Outpost'
 export function workspaceSecretName(baseUrl: string, workspaceSlug: string): string {
   return `${baseUrl.replace(/\/+$/, '')}#${workspaceSlug}`
 }
-
-export type SecretStoreErrorKind = 'unavailable' | 'failed'
 
 export class SecretStoreError extends Error {
   override readonly name = 'SecretStoreError'
