@@ -3,10 +3,11 @@
 // shortcut shown in the palette is the one that works.
 import type { AppCommand } from '../../../src-shared/ipc.ts'
 import { router } from '../lib/router.svelte.ts'
+import { FIND_EVENT } from '../features/find.ts'
 import type { IconName } from '../features/ui/icons.ts'
-import { notices } from './notices.svelte.ts'
+import { notices } from '../lib/notices.svelte.ts'
 import { session } from './session.svelte.ts'
-import { ui } from './ui.svelte.ts'
+import { ui } from '../lib/ui.svelte.ts'
 import type { OpenWorkspace } from './workspace.svelte.ts'
 import { messageOf } from '../lib/errors.ts'
 
@@ -26,9 +27,6 @@ export interface Command {
 
 const signedIn = (w: OpenWorkspace | undefined) => w !== undefined
 const writable = (w: OpenWorkspace | undefined) => w !== undefined && w.canWrite
-
-/** The current screen's own search field takes this (Ctrl/Cmd+F, `/`); without a taker the palette opens. */
-export const FIND_EVENT = 'outpost:find'
 
 /** The screens open their "new" form on their `new` route (#/epics/new, #/docs/new). */
 function startNew(kind: 'epic' | 'doc'): void {

@@ -21,7 +21,7 @@ import type { Workspace, WorkspaceSync } from '../features/context.ts'
 import type { Bridge } from '../lib/bridge.ts'
 import { router } from '../lib/router.svelte.ts'
 import { workspaceFiles, type OpenedFiles } from './file-opener.ts'
-import { notices } from './notices.svelte.ts'
+import { notices } from '../lib/notices.svelte.ts'
 import { withUploadProgress } from '../features/files/uploads.svelte.ts'
 import { replayFor } from './replay.ts'
 

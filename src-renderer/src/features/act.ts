@@ -2,7 +2,7 @@
 // outbox); what can still go wrong here is a refusal (read-only token, an
 // entity gone from the cache) or a broken database. Either is told to the
 // user through the shell's notices, never swallowed.
-import { notices } from '../app/notices.svelte.ts'
+import { notices } from '../lib/notices.svelte.ts'
 import type { EntityId } from '../data/types.ts'
 import { messageOf } from '../lib/errors.ts'
 

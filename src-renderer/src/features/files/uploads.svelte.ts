@@ -12,7 +12,7 @@
 // the main side's 'upload-progress' events are given to the one file upload in
 // flight, which is what replay sends at a time.
 import { SvelteMap } from 'svelte/reactivity'
-import { notices } from '../../app/notices.svelte.ts'
+import { notices } from '../../lib/notices.svelte.ts'
 import type { Actions } from '../../data/actions.ts'
 import type { Transport } from '../../data/transport.ts'
 import type { EntityId } from '../../data/types.ts'
