@@ -138,6 +138,7 @@ describe('whoami and tokens', () => {
     expect(members.status).toBe(200)
     const ada = members.body.find((m: { profile: { name: string } }) => m.profile.name === 'Ada Admin')
     expect(ada.role).toBe('admin')
+    expect(ada).toMatchObject({ global_id: `${service.ctx.workspace.id}:member:${ada.id}`, created_without_invite: false })
     expect((await v3(service).get(`/members/${ada.id}`)).body.profile.mention_name).toBe('ada')
     expect((await v3(service).get('/members/00000000-0000-4000-8000-000000000000')).status).toBe(404)
     expect((await v3(service).get('/members/12')).status).toBe(400)

@@ -36,6 +36,8 @@ export class ServiceContext {
   private readonly sequence: Sequence
   private readonly metaGet
   private readonly metaSet
+  /** The workspace is read for nearly every rendered entity (app_url, global_id); it changes only when made. */
+  private workspaceCache?: Workspace
 
   constructor(
     readonly db: Db,
@@ -88,12 +90,15 @@ export class ServiceContext {
 
   setMeta(key: string, value: string): void {
     this.metaSet.run(key, value)
+    if (key === 'workspace') this.workspaceCache = undefined
   }
 
   get workspace(): Workspace {
+    if (this.workspaceCache) return this.workspaceCache
     const raw = this.meta('workspace')
     if (!raw) throw new Error('workspace is not initialised')
-    return JSON.parse(raw) as Workspace
+    this.workspaceCache = JSON.parse(raw) as Workspace
+    return this.workspaceCache
   }
 
   featureEnabled(feature: Feature): boolean {

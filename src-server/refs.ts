@@ -118,6 +118,15 @@ export class Refs {
   }
 }
 
+/**
+ * The v3 `global_id` of an entity: the workspace's id, the kind and the entity's id
+ * (`<workspace uuid>:epic:31`), so it is unique across kinds and workspaces and never
+ * changes. Milestones and objectives are one record and share theirs.
+ */
+export function globalId(ctx: ServiceContext, kind: Kind, id: EntityId): string {
+  return `${ctx.workspace.id}:${kind}:${id}`
+}
+
 /** The web-app address of an entity (v3 app_url and v4 app_url agree). */
 export function appUrl(origin: string, slug: string, kind: Kind, id: EntityId): string {
   const path = V4_KINDS[kind].appUrl ?? V4_KINDS[kind].path

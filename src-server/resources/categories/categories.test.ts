@@ -16,6 +16,8 @@ describe('v3 categories', () => {
     expect(made.status).toBe(201)
     expect(made.body).toMatchObject({ entity_type: 'category', name: 'Research', color: '#336699', external_id: 'ext-research', archived: false })
     const id = made.body.id
+    // The published v3 Category's global_id and type: a category groups objectives (formerly milestones).
+    expect(made.body).toMatchObject({ global_id: `${service.ctx.workspace.id}:category:${id}`, type: 'milestone' })
     expect((await api.get(`/categories/${id}`)).body.name).toBe('Research')
     const renamed = await api.put(`/categories/${id}`, { name: 'Research & Development', color: null })
     expect(renamed.body).toMatchObject({ name: 'Research & Development', color: null })
@@ -23,6 +25,7 @@ describe('v3 categories', () => {
     expect((await api.put(`/categories/${id}`, { archived: true })).body.archived).toBe(true)
     const listed = (await api.get('/categories')).body.find((c: { id: number }) => c.id === id)
     expect(listed.archived).toBe(true)
+    expect(listed).toMatchObject({ global_id: made.body.global_id, type: 'milestone' })
     expect((await api.delete(`/categories/${id}`)).status).toBe(204)
     expect((await api.get(`/categories/${id}`)).status).toBe(404)
     expect((await api.delete(`/categories/${id}`)).status).toBe(404)

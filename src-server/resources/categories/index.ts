@@ -15,7 +15,7 @@ import type { Resource } from '../../app.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError, inBulkItem } from '../../errors.ts'
 import { oneEntity, parseFields } from '../../pages.ts'
-import type { Refs } from '../../refs.ts'
+import { globalId, type Refs } from '../../refs.ts'
 import type { EntityId } from '../../store.ts'
 
 export interface CategoryRecord {
@@ -66,7 +66,13 @@ export function deleteCategory(ctx: ServiceContext, id: EntityId): void {
   if (!categories(ctx).delete(id)) throw ApiError.notFound(`Category ${id} does not exist.`)
 }
 
-export const categoryV3 = (c: CategoryRecord): CategoryV3 => ({ ...c, entity_type: 'category' })
+/** Every category groups objectives (formerly milestones): the published description's one type, 'milestone'. */
+export const categoryV3 = (ctx: ServiceContext, c: CategoryRecord): CategoryV3 => ({
+  ...c,
+  entity_type: 'category',
+  global_id: globalId(ctx, 'category', c.id),
+  type: 'milestone',
+})
 export const categoryV4 = (refs: Refs, c: CategoryRecord): CategoryV4 => ({ entity_type: 'category', ...c, uri: refs.uri('category', c.id) })
 
 const DEMO_CATEGORIES: [string, string][] = [
@@ -83,16 +89,16 @@ export const categoriesResource: Resource = {
   },
 
   v3: (app, { ctx }) => {
-    app.get('/categories', async () => categories(ctx).all().map(categoryV3))
+    app.get('/categories', async () => categories(ctx).all().map((c) => categoryV3(ctx, c)))
 
     app.post('/categories', { schema: { body: CreateCategoryV3 } }, async (req, reply) => {
-      return reply.code(201).send(categoryV3(ctx.tx(() => createCategory(ctx, req.body))))
+      return reply.code(201).send(categoryV3(ctx, ctx.tx(() => createCategory(ctx, req.body))))
     })
 
-    app.get('/categories/:id', { schema: { params: IdParams } }, async (req) => categoryV3(categories(ctx).require(req.params.id)))
+    app.get('/categories/:id', { schema: { params: IdParams } }, async (req) => categoryV3(ctx, categories(ctx).require(req.params.id)))
 
     app.put('/categories/:id', { schema: { params: IdParams, body: UpdateCategoryV3 } }, async (req) =>
-      categoryV3(ctx.tx(() => updateCategory(ctx, req.params.id, req.body))),
+      categoryV3(ctx, ctx.tx(() => updateCategory(ctx, req.params.id, req.body))),
     )
 
     app.delete('/categories/:id', { schema: { params: IdParams } }, async (req, reply) => {

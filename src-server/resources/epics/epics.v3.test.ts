@@ -29,6 +29,7 @@ describe('v3 epic workflow', () => {
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ entity_type: 'epic-workflow', default_epic_state_id: stateNamed('To Do') })
     expect(res.body.epic_states.map((s: { type: string }) => s.type)).toEqual(['unstarted', 'unstarted', 'started', 'started', 'done'])
+    for (const s of res.body.epic_states) expect(s.global_id).toBe(`${service.ctx.workspace.id}:epic_state:${s.id}`)
     expect((await anonymous(service, '/api/v3').get('/epic-workflow')).status).toBe(401)
   })
 })
@@ -42,6 +43,10 @@ describe('v3 epic list', () => {
     const e = list.body[0]
     expect(e).toMatchObject({ entity_type: 'epic', stats: expect.any(Object), labels: expect.any(Array), state: expect.any(String) })
     expect(e).toHaveProperty('external_id')
+    // global_id: stable and unique per epic, on the epic and on each of its labels.
+    expect(e.global_id).toBe(`${service.ctx.workspace.id}:epic:${e.id}`)
+    expect(new Set(list.body.map((x: { global_id: string }) => x.global_id)).size).toBe(list.body.length)
+    for (const l of list.body.flatMap((x: { labels: { id: number; global_id: string }[] }) => x.labels)) expect(l.global_id).toBe(`${service.ctx.workspace.id}:label:${l.id}`)
     expect(e).not.toHaveProperty('description')
     expect(e).not.toHaveProperty('comments')
     expect(e).not.toHaveProperty('health')

@@ -4,7 +4,7 @@ import type { EpicSlimV3, EpicStatsV3, EpicV3 } from '../../../src-shared/api/v3
 import type { LabelV3 } from '../../../src-shared/api/v3/labels.ts'
 import type { EpicV4 } from '../../../src-shared/api/v4/epics.ts'
 import type { ServiceContext } from '../../context.ts'
-import { appUrl, type Refs } from '../../refs.ts'
+import { appUrl, globalId, type Refs } from '../../refs.ts'
 import type { EntityId } from '../../store.ts'
 import { CommentThreads, commentsOf } from './comments.ts'
 import { currentHealthV3, healthHistory } from './health.ts'
@@ -62,6 +62,7 @@ export class EpicViewsV3 {
       epic_state_id: e.epic_state_id,
       external_id: e.external_id,
       follower_ids: e.follower_ids,
+      global_id: globalId(this.ctx, 'epic', e.id),
       group_id: e.group_ids[0] ?? null,
       group_ids: e.group_ids,
       group_mention_ids: e.group_mention_ids,

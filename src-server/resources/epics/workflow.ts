@@ -4,7 +4,7 @@ import type { EpicStateV3, EpicWorkflowV3 } from '../../../src-shared/api/v3/epi
 import type { EpicStateV4, EpicWorkflowV4 } from '../../../src-shared/api/v4/epics.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
-import type { Refs } from '../../refs.ts'
+import { globalId, type Refs } from '../../refs.ts'
 import { epicStates, type EpicRecord, type EpicStateRecord, type EpicWorkflowRecord, type StateType } from './records.ts'
 
 const WORKFLOW_META = 'epic_workflow'
@@ -94,12 +94,13 @@ export function applyStateType(epic: EpicRecord, type: StateType, now: string): 
   }
 }
 
-export function epicStateV3(s: EpicStateRecord): EpicStateV3 {
+/** What both generations show of a state. */
+function epicStateFields(s: EpicStateRecord) {
   return {
     color: s.color,
     created_at: s.created_at,
     description: s.description,
-    entity_type: 'epic-state',
+    entity_type: 'epic-state' as const,
     id: s.id,
     name: s.name,
     position: s.position,
@@ -108,13 +109,17 @@ export function epicStateV3(s: EpicStateRecord): EpicStateV3 {
   }
 }
 
+export function epicStateV3(ctx: ServiceContext, s: EpicStateRecord): EpicStateV3 {
+  return { ...epicStateFields(s), global_id: globalId(ctx, 'epic_state', s.id) }
+}
+
 export function epicWorkflowV3(ctx: ServiceContext): EpicWorkflowV3 {
   const w = epicWorkflow(ctx)
-  return { ...w, entity_type: 'epic-workflow', epic_states: orderedStates(ctx).map(epicStateV3) }
+  return { ...w, entity_type: 'epic-workflow', epic_states: orderedStates(ctx).map((s) => epicStateV3(ctx, s)) }
 }
 
 export function epicStateV4(refs: Refs, s: EpicStateRecord): EpicStateV4 {
-  return { ...epicStateV3(s), entity_type: 'epic-state', uri: refs.uri('epic_state', s.id) }
+  return { ...epicStateFields(s), uri: refs.uri('epic_state', s.id) }
 }
 
 export function epicWorkflowV4(ctx: ServiceContext, refs: Refs): EpicWorkflowV4 {

@@ -38,6 +38,8 @@ describe('v3 GET /groups', () => {
       workflow_ids: [workflowId],
       app_url: `${service.baseUrl}/demo/settings/team/${web.id}`,
     })
+    expect(web.global_id).toBe(`${service.ctx.workspace.id}:group:${web.id}`)
+    expect(new Set(res.body.map((g: { global_id: string }) => g.global_id)).size).toBe(res.body.length)
     expect(web.member_ids.length).toBeGreaterThan(1)
     for (const key of ['num_epics_started', 'num_stories', 'num_stories_backlog', 'num_stories_started']) expect(Number.isInteger(web[key])).toBe(true)
     const stories = (await v3(service).get(`/groups/${web.id}/stories`)).body

@@ -13,7 +13,7 @@ import type { Resource } from '../../app.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { origin } from '../../pages.ts'
-import { appUrl } from '../../refs.ts'
+import { appUrl, globalId } from '../../refs.ts'
 import type { MemberRecord } from '../members/member.ts'
 import { byPosition, stories, storiesV3, workflowStates } from '../stories/story.ts'
 
@@ -84,6 +84,7 @@ export function groupV3(ctx: ServiceContext, o: string, g: GroupRecord, counts =
     app_url: appUrl(o, ctx.workspace.slug, 'group', g.id),
     display_icon: display_icon && { ...display_icon, entity_type: 'icon', url: `${o}/${ctx.workspace.slug}/icons/${display_icon.id}` },
     entity_type: 'group',
+    global_id: globalId(ctx, 'group', g.id),
   }
 }
 

@@ -3,7 +3,7 @@
 import type { LabelV3 } from '../../../src-shared/api/v3/labels.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
-import { appUrl } from '../../refs.ts'
+import { appUrl, globalId } from '../../refs.ts'
 
 export interface LabelRecord {
   id: number
@@ -27,6 +27,7 @@ export function labelV3(ctx: ServiceContext, origin: string, l: LabelRecord): La
     description: l.description,
     entity_type: 'label',
     external_id: l.external_id,
+    global_id: globalId(ctx, 'label', l.id),
     id: l.id,
     name: l.name,
     updated_at: l.updated_at,

@@ -8,7 +8,7 @@ import type { TokenRow } from '../../auth.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { oneEntity, sortBy } from '../../pages.ts'
-import type { Refs } from '../../refs.ts'
+import { globalId, type Refs } from '../../refs.ts'
 import { newMember } from '../../workspace.ts'
 import type { MemberRecord } from './member.ts'
 
@@ -30,8 +30,11 @@ function groupIdsOf(ctx: ServiceContext, memberId: string): string[] {
 export function memberV3(ctx: ServiceContext, m: MemberRecord): MemberV3 {
   return {
     created_at: m.created_at,
+    // Every member here joined through an invitation or the workspace's making; none is a placeholder.
+    created_without_invite: false,
     disabled: m.disabled,
     entity_type: 'member',
+    global_id: globalId(ctx, 'member', m.id),
     group_ids: groupIdsOf(ctx, m.id),
     id: m.id,
     profile: { ...m.profile, entity_type: 'profile', id: m.id },

@@ -15,7 +15,7 @@ import type { Resource } from '../../app.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { origin, sortBy } from '../../pages.ts'
-import { appUrl, type Refs } from '../../refs.ts'
+import { appUrl, globalId, type Refs } from '../../refs.ts'
 import type { EntityId } from '../../store.ts'
 import { categoryV3, createCategory, type CategoryRecord } from '../categories/index.ts'
 import type { EpicRecord } from '../epics/records.ts'
@@ -186,13 +186,14 @@ export function objectiveV3(ctx: ServiceContext, o: string, r: ObjectiveRecord, 
   return {
     app_url: appUrl(o, ctx.workspace.slug, 'objective', r.id),
     archived: r.archived,
-    categories: r.category_ids.map((id) => categories(ctx).get(id)).filter((c): c is CategoryRecord => !!c).map(categoryV3),
+    categories: r.category_ids.map((id) => categories(ctx).get(id)).filter((c): c is CategoryRecord => !!c).map((c) => categoryV3(ctx, c)),
     completed: r.completed,
     completed_at: r.completed_at,
     completed_at_override: r.completed_at_override,
     created_at: r.created_at,
     description: r.description,
     entity_type: entityType,
+    global_id: globalId(ctx, 'objective', r.id),
     id: r.id,
     key_result_ids: r.key_result_ids,
     name: r.name,

@@ -36,10 +36,14 @@ describe('v3 GET /objectives and /milestones', () => {
     })
     expect(ship.started_at).not.toBeNull()
     expect(ship.categories.map((c: { name: string }) => c.name)).toEqual(['Platform', 'Reliability'])
-    expect(ship.categories[0]).toMatchObject({ entity_type: 'category' })
+    const workspace = service.ctx.workspace.id
+    expect(ship.categories[0]).toMatchObject({ entity_type: 'category', type: 'milestone', global_id: `${workspace}:category:${ship.categories[0].id}` })
+    expect(ship.global_id).toBe(`${workspace}:objective:${ship.id}`)
     const milestones = await v3(service).get('/milestones')
     expect(ids(milestones.body)).toEqual(ids(objectives.body))
     expect(milestones.body.every((m: { entity_type: string }) => m.entity_type === 'milestone')).toBe(true)
+    // One record, two views: a milestone's global_id is its objective's.
+    expect(milestones.body.map((m: { global_id: string }) => m.global_id)).toEqual(objectives.body.map((o: { global_id: string }) => o.global_id))
     expect((await anonymous(service, '/api/v3').get('/objectives')).status).toBe(401)
   })
 })

@@ -7,7 +7,7 @@ import type { ListQuery, PageOf } from '../../../src-shared/api/common.ts'
 import type { ServiceContext } from '../../context.ts'
 import { sortBy } from '../../pages.ts'
 import type { Refs } from '../../refs.ts'
-import { appUrl } from '../../refs.ts'
+import { appUrl, globalId } from '../../refs.ts'
 import type { EntityId } from '../../store.ts'
 import { valueText, type FieldValueRef } from '../custom-fields/field.ts'
 import { labelsV3 } from '../labels/label.ts'
@@ -181,6 +181,7 @@ export function storyV3(ctx: ServiceContext, origin: string, s: StoryRecord, inc
     linked_file_ids: links.linkedFiles(s.id),
     app_url: appUrl(origin, ctx.workspace.slug, 'story', s.id),
     entity_type: 'story',
+    global_id: globalId(ctx, 'story', s.id),
     labels: labelsV3(ctx, origin, s.label_ids),
     custom_fields: custom_fields.flatMap((ref) => {
       const value = valueText(ctx, ref)

@@ -8,8 +8,12 @@ export const CategoryV3 = Type.Object({
   created_at: Type.String(),
   entity_type: Type.Literal('category'),
   external_id: Nullable(Type.String()),
+  /** Unique across kinds and workspaces, and stable (see docs/service.md). */
+  global_id: Type.String(),
   id: Type.Integer(),
   name: Type.String(),
+  /** What the category groups: 'milestone' (objectives, formerly milestones), the one kind there is. */
+  type: Type.String(),
   updated_at: Type.String(),
 })
 export type CategoryV3 = Static<typeof CategoryV3>

@@ -73,6 +73,8 @@ export const EpicSlimV3 = Type.Object({
   epic_state_id: Type.Integer(),
   external_id: Nullable(Type.String()),
   follower_ids: Type.Array(Type.String()),
+  /** Unique across kinds and workspaces, and stable (see docs/service.md). */
+  global_id: Type.String(),
   group_id: Nullable(Type.String()),
   group_ids: Type.Array(Type.String()),
   group_mention_ids: Type.Array(Type.String()),
@@ -116,6 +118,8 @@ export const EpicStateV3 = Type.Object({
   created_at: Type.String(),
   description: Type.String(),
   entity_type: Type.Literal('epic-state'),
+  /** Unique across kinds and workspaces, and stable (see docs/service.md). */
+  global_id: Type.String(),
   id: Type.Integer(),
   name: Type.String(),
   position: Type.Integer(),

@@ -25,6 +25,8 @@ export const GroupV3 = Type.Object({
   description: Type.String(),
   display_icon: Nullable(IconV3),
   entity_type: Type.Literal('group'),
+  /** Unique across kinds and workspaces, and stable (see docs/service.md). */
+  global_id: Type.String(),
   id: Type.String(),
   member_ids: Type.Array(Type.String()),
   mention_name: Type.String(),

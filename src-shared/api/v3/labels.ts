@@ -11,6 +11,8 @@ export const LabelV3 = Type.Object({
   description: Type.Union([Type.String(), Type.Null()]),
   entity_type: Type.Literal('label'),
   external_id: Type.Union([Type.String(), Type.Null()]),
+  /** Unique across kinds and workspaces, and stable (see docs/service.md). */
+  global_id: Type.String(),
   id: Type.Integer(),
   name: Type.String(),
   updated_at: Type.String(),

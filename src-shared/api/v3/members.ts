@@ -17,8 +17,12 @@ export const MemberProfileV3 = Type.Object({
 
 export const MemberV3 = Type.Object({
   created_at: Type.String(),
+  /** Whether the member is a placeholder made without an invitation (never, here). */
+  created_without_invite: Type.Boolean(),
   disabled: Type.Boolean(),
   entity_type: Type.Literal('member'),
+  /** Unique across kinds and workspaces, and stable (see docs/service.md). */
+  global_id: Type.String(),
   group_ids: Type.Array(Type.String()),
   id: Type.String(),
   profile: MemberProfileV3,

@@ -18,6 +18,8 @@ export const ObjectiveV3 = Type.Object({
   description: Type.String(),
   /** 'objective' on /objectives routes, 'milestone' on the deprecated /milestones routes. */
   entity_type: Type.Union([Type.Literal('objective'), Type.Literal('milestone')]),
+  /** Unique across kinds and workspaces, and stable (see docs/service.md). */
+  global_id: Type.String(),
   id: Type.Integer(),
   key_result_ids: Type.Array(Type.String()),
   name: Type.String(),

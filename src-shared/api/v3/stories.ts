@@ -39,6 +39,8 @@ export const StorySlimV3 = Type.Object({
   external_links: Type.Array(Type.String()),
   file_ids: Type.Array(Type.Integer()),
   follower_ids: Type.Array(Type.String()),
+  /** Unique across kinds and workspaces, and stable (see docs/service.md). */
+  global_id: Type.String(),
   group_id: Nullable(Type.String()),
   group_mention_ids: Type.Array(Type.String()),
   id: Type.Integer(),
