@@ -63,6 +63,31 @@ describe('authentication', () => {
     expect((await anonymous(service, '/api/v3').get('/member', { query: { token } })).status).toBe(200)
   })
 
+  it('tells the token owner and its workspace on v3 GET /member, as the published MemberInfo has them', async () => {
+    const me = await v3(service, service.tokens.member).get('/member')
+    const max = (await v3(service).get('/members')).body.find((m: { profile: { mention_name: string } }) => m.profile.mention_name === 'max')
+    const workflow = (await v4Root(service).get('/whoami')).body.default_workflow
+    const w = service.ctx.workspace
+    expect(me.body).toEqual({
+      id: max.id,
+      is_owner: false,
+      mention_name: 'max',
+      name: 'Max Member',
+      organization2: { id: w.id },
+      role: 'member',
+      workspace2: {
+        created_at: w.created_at,
+        default_workflow_id: workflow.id,
+        estimate_scale: [0, 1, 2, 4, 8],
+        id: w.id,
+        name: 'Outpost Demo',
+        url_slug: 'demo',
+        utc_offset: '+00:00',
+      },
+    })
+    expect(Date.parse(me.body.workspace2.created_at)).not.toBeNaN()
+  })
+
   it('accepts v4 tokens on v3 routes with the same rights', async () => {
     expect((await v3(service, service.tokens.member).get('/member')).body.name).toBe('Max Member')
     const ro = await v3(service, service.tokens.readonly).post('/categories', { name: 'From a read-only token' })

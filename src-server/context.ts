@@ -27,6 +27,8 @@ export interface Workspace {
   id: string
   slug: string
   name: string
+  /** When it was made; absent in databases made before it was kept. */
+  created_at?: string
 }
 
 export class ServiceContext {

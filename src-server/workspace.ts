@@ -40,7 +40,7 @@ export function ensureWorkspace(ctx: ServiceContext, tokens: Tokens, slug: strin
   const existing = ctx.meta('printed_tokens')
   if (existing) return JSON.parse(existing) as PrintedTokens
   return ctx.tx(() => {
-    ctx.setMeta('workspace', JSON.stringify({ id: ctx.uuid(), slug, name }))
+    ctx.setMeta('workspace', JSON.stringify({ id: ctx.uuid(), slug, name, created_at: ctx.now() }))
     const members = ctx.col<MemberRecord>('member')
     const admin = members.insert(newMember(ctx, 'admin', 'Ada Admin', 'ada', 'ada@example.com'))
     const member = members.insert(newMember(ctx, 'member', 'Max Member', 'max', 'max@example.com'))

@@ -10,6 +10,7 @@ import { ApiError } from '../../errors.ts'
 import { oneEntity, sortBy } from '../../pages.ts'
 import { globalId, type Refs } from '../../refs.ts'
 import { newMember } from '../../workspace.ts'
+import type { WorkflowRecord } from '../stories/story.ts'
 import type { MemberRecord } from './member.ts'
 
 interface GroupLink {
@@ -18,6 +19,11 @@ interface GroupLink {
   updated_at: string
   member_ids: string[]
 }
+
+const memberRecords = (ctx: ServiceContext) => ctx.col<MemberRecord>('member')
+
+/** The workspace's default workflow: the first one made ("Engineering", which every workspace has). */
+const defaultWorkflow = (ctx: ServiceContext) => ctx.col<WorkflowRecord>('workflow').all()[0] as WorkflowRecord | undefined
 
 function groupIdsOf(ctx: ServiceContext, memberId: string): string[] {
   return ctx
@@ -64,7 +70,7 @@ export function memberV4(ctx: ServiceContext, refs: Refs, m: MemberRecord): Memb
 const scopesOf = (t: TokenRow) => (t.kind === 'v4_ro' ? ['read'] : ['read', 'write'])
 
 function tokenV4(ctx: ServiceContext, refs: Refs, t: TokenRow): TokenV4 {
-  const member = ctx.col<MemberRecord>('member').get(t.member_id)
+  const member = memberRecords(ctx).get(t.member_id)
   return {
     entity_type: 'token',
     created_at: t.created_at,
@@ -98,26 +104,44 @@ export const members: Resource = {
   seed: ({ ctx, plan }) => {
     const people = plan.demo ? DEMO_PEOPLE : DEMO_PEOPLE.concat(Array.from({ length: 24 }, (_, i) => [`Member ${i + 1}`, `member${i + 1}`, 'member'] as const))
     for (const [name, mention, role] of people) {
-      ctx.col<MemberRecord>('member').insert(newMember(ctx, role, name, mention, `${mention}@example.com`))
+      memberRecords(ctx).insert(newMember(ctx, role, name, mention, `${mention}@example.com`))
     }
   },
 
   v3: (app, { ctx }) => {
     app.get('/member', async (req): Promise<MemberInfoV3> => {
       const m = req.auth.member
-      return { id: m.id, mention_name: m.profile.mention_name, name: m.profile.name, workspace2: { estimate_scale: [0, 1, 2, 4, 8], url_slug: ctx.workspace.slug } }
+      const w = ctx.workspace
+      return {
+        id: m.id,
+        is_owner: m.profile.is_owner,
+        mention_name: m.profile.mention_name,
+        name: m.profile.name,
+        organization2: { id: m.org_id },
+        role: m.role,
+        workspace2: {
+          // Databases made before the workspace kept its creation time: its first member's.
+          created_at: w.created_at ?? memberRecords(ctx).all()[0]?.created_at ?? ctx.now(),
+          default_workflow_id: defaultWorkflow(ctx)?.id ?? 0,
+          estimate_scale: [0, 1, 2, 4, 8],
+          id: w.id,
+          name: w.name,
+          url_slug: w.slug,
+          utc_offset: '+00:00',
+        },
+      }
     })
 
     app.get('/members', { schema: { querystring: MembersQueryV3 } }, async (req) => {
       const org = req.query['org-public-id']
       if (org !== undefined && org !== ctx.workspace.id) return []
-      return ctx.col<MemberRecord>('member').all().map((m) => memberV3(ctx, m))
+      return memberRecords(ctx).all().map((m) => memberV3(ctx, m))
     })
 
     app.get(
       '/members/:id',
       { schema: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }), querystring: MembersQueryV3 } },
-      async (req) => memberV3(ctx, ctx.col<MemberRecord>('member').require(req.params.id)),
+      async (req) => memberV3(ctx, memberRecords(ctx).require(req.params.id)),
     )
   },
 
@@ -125,7 +149,7 @@ export const members: Resource = {
     app.get('/whoami', { schema: { querystring: FieldsQuery } }, async (req) => {
       const r = refs(req)
       const m = req.auth.member
-      const workflow = ctx.col<{ id: number; created_at: string; updated_at: string; default_state_id?: number }>('workflow').all()[0]
+      const workflow = defaultWorkflow(ctx)
       const whoami: WhoamiV4 = {
         entity_type: 'whoami',
         authorization: { scopes: scopesOf(req.auth.token) },

@@ -32,11 +32,25 @@ export const MemberV3 = Type.Object({
 })
 export type MemberV3 = Static<typeof MemberV3>
 
+/** GET /member: the token's member and its workspace (the published MemberInfo and BasicWorkspaceInfo). */
 export const MemberInfoV3 = Type.Object({
   id: Type.String(),
+  is_owner: Type.Boolean(),
   mention_name: Type.String(),
   name: Type.String(),
-  workspace2: Type.Object({ estimate_scale: Type.Array(Type.Integer()), url_slug: Type.String() }),
+  /** The organization the workspace belongs to (here one workspace per organization, sharing its id). */
+  organization2: Type.Object({ id: Type.String() }),
+  role: Type.String(),
+  workspace2: Type.Object({
+    created_at: Type.String(),
+    default_workflow_id: Type.Integer(),
+    estimate_scale: Type.Array(Type.Integer()),
+    id: Type.String(),
+    name: Type.String(),
+    url_slug: Type.String(),
+    /** The workspace's time zone as an offset; the service keeps UTC. */
+    utc_offset: Type.String(),
+  }),
 })
 export type MemberInfoV3 = Static<typeof MemberInfoV3>
 
