@@ -123,6 +123,19 @@ describe('whoami and tokens', () => {
     const rw = await v4Root(service).get('/whoami')
     expect(rw.status).toBe(200)
     expect(rw.body.member.name).toBe('Ada Admin')
+    // The whole v4 Member, as the published Whoami has it, not a slim reference.
+    const ada = (await v3(service).get('/members')).body.find((m: { profile: { name: string } }) => m.profile.name === 'Ada Admin')
+    expect(rw.body.member).toMatchObject({
+      entity_type: 'member',
+      id: ada.id,
+      mention_name: 'ada',
+      email_address: 'ada@example.com',
+      role: 'admin',
+      disabled: false,
+      agent: { assignable: true, mentionable: true },
+      teams: { entities: expect.any(Array), list_url: expect.stringContaining(`/members/${ada.id}/teams`) },
+      uri: `${service.baseUrl}/api/v4/demo/members/${ada.id}`,
+    })
     expect(rw.body.workspace.slug).toBe(service.workspace)
     expect(rw.body.authorization.scopes).toEqual(['read', 'write'])
     const ro = await v4Root(service, service.tokens.readonly).get('/whoami')

@@ -155,7 +155,8 @@ export const members: Resource = {
         authorization: { scopes: scopesOf(req.auth.token) },
         default_workflow: workflow ? r.slim('workflow', workflow.id) : null,
         default_workflow_state: workflow?.default_state_id ? r.slim('workflow_state', workflow.default_state_id) : null,
-        member: r.slim('member', m.id)!,
+        // The whole Member, as the published Whoami has it.
+        member: memberV4(ctx, r, m),
         workspace: r.workspace(),
         uri: `${r.origin}/api/v4/whoami`,
       }

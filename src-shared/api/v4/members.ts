@@ -2,17 +2,6 @@
 import { Type, type Static } from 'typebox'
 import { PageOf, Slim } from '../common.ts'
 
-export const WhoamiV4 = Type.Object({
-  entity_type: Type.Literal('whoami'),
-  authorization: Type.Object({ scopes: Type.Array(Type.String()) }),
-  default_workflow: Type.Union([Slim, Type.Null()]),
-  default_workflow_state: Type.Union([Slim, Type.Null()]),
-  member: Slim,
-  workspace: Slim,
-  uri: Type.String(),
-})
-export type WhoamiV4 = Static<typeof WhoamiV4>
-
 export const MemberV4 = Type.Object({
   entity_type: Type.Literal('member'),
   agent: Type.Object({ assignable: Type.Boolean(), mentionable: Type.Boolean() }),
@@ -28,6 +17,18 @@ export const MemberV4 = Type.Object({
   uri: Type.String(),
 })
 export type MemberV4 = Static<typeof MemberV4>
+
+export const WhoamiV4 = Type.Object({
+  entity_type: Type.Literal('whoami'),
+  authorization: Type.Object({ scopes: Type.Array(Type.String()) }),
+  default_workflow: Type.Union([Slim, Type.Null()]),
+  default_workflow_state: Type.Union([Slim, Type.Null()]),
+  /** The whole Member (not a slim reference), as the published Whoami has it. */
+  member: MemberV4,
+  workspace: Slim,
+  uri: Type.String(),
+})
+export type WhoamiV4 = Static<typeof WhoamiV4>
 
 export const TokenV4 = Type.Object({
   entity_type: Type.Literal('token'),
