@@ -214,7 +214,7 @@ export function timedTransport(inner: Transport): Transport & { busyMs(): number
   return {
     call: (operation, request) => timed(() => inner.call(operation, request)),
     upload: (files, options) => timed(() => inner.upload(files, options)),
-    download: (fileId, url) => timed(() => inner.download(fileId, url)),
+    download: (fileId, url, name) => timed(() => inner.download(fileId, url, name)),
     stage: (file) => inner.stage(file),
     discard: (path) => inner.discard(path),
     sweepStaged: (keep) => inner.sweepStaged(keep),

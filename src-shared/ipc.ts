@@ -110,6 +110,11 @@ export interface DownloadRequest {
   downloadId: string
   /** The file's id (v3 files); its content is saved in the app's file cache. */
   fileId: number
+  /**
+   * The file's content address and name as the files list gave them (the renderer has the row): then nothing
+   * more is asked of the service. Without them the main side looks the file up (GET /files/{id}) first.
+   */
+  known?: { url: string; name: string }
 }
 
 export interface DownloadProgress {

@@ -36,13 +36,17 @@ export class NoContentError extends Error {
   override readonly name = 'NoContentError'
 }
 
-/** Downloads a file's content into the cache (the gateway writes through a temporary name). */
+/**
+ * Downloads a file's content into the cache (the gateway writes through a temporary name). Its address and
+ * name come from the caller when it has the file's row (`known`), else from the service (GET /files/{id}).
+ * Either way the gateway sends the token only to the service's own origin.
+ */
 export async function downloadToCache(
   gateway: Pick<GatewayLike, 'call' | 'download'>,
-  where: { cacheDir: string; accountId: string; fileId: number },
+  where: { cacheDir: string; accountId: string; fileId: number; known?: { url: string; name: string } },
   onProgress?: (progress: DownloadProgress) => void,
 ): Promise<{ path: string; bytes: number }> {
-  const file = (await gateway.call('files.get', { params: { id: where.fileId } })) as { url?: unknown; name?: unknown } | undefined
+  const file = (where.known ?? (await gateway.call('files.get', { params: { id: where.fileId } }))) as { url?: unknown; name?: unknown } | undefined
   if (!file || typeof file.url !== 'string') throw new NoContentError(`File ${where.fileId} has no content to download.`)
   const name = safeFileName(typeof file.name === 'string' ? file.name : `file-${where.fileId}`)
   const path = join(fileFolder(where.cacheDir, where.accountId, where.fileId), name)

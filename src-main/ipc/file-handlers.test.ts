@@ -24,7 +24,7 @@ import { basename, dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MemorySecretStore } from '../../e2e/host/memory-secrets.ts'
 import type { RunningService } from '../../src-server/index.ts'
-import { testService } from '../../src-server/testing.ts'
+import { testService, v3 } from '../../src-server/testing.ts'
 import type { IpcResult } from '../../src-shared/ipc.ts'
 import { fileFolder } from '../files/file-cache.ts'
 import { accountStagingFolder } from '../files/staging.ts'
@@ -230,6 +230,27 @@ describe('files.stage and files.discard', () => {
     expect(existsSync(saved.value.path)).toBe(false)
     expect(existsSync(dirname(saved.value.path))).toBe(false)
     expect(existsSync(side.folders.cache)).toBe(true)
+  })
+
+  it('downloads a file whose address and name the renderer has with one request, and never to another origin', async () => {
+    const { ask, uploaded } = await open()
+    const id = await uploaded('known.txt', 'known bytes')
+    const row = (await v3(service, service.tokens.admin).get(`/files/${id}`)).body as { url: string; name: string }
+    const paths: string[] = []
+    const watch = (req: { url?: string }) => paths.push(new URL(req.url ?? '', 'http://x').pathname)
+    service.app.server.on('request', watch)
+    try {
+      const saved = await ask('outpost:files.download', { downloadId: 'k', fileId: id, known: { url: row.url, name: row.name } })
+      expect(saved.ok).toBe(true)
+      expect(readFileSync(saved.value.path, 'utf8')).toBe('known bytes')
+      expect(paths).toEqual([new URL(row.url).pathname])
+      // The token goes only to the service's own origin, whatever address the renderer names.
+      const elsewhere = await ask('outpost:files.download', { downloadId: 'x', fileId: id, known: { url: 'https://elsewhere.example/steal', name: 'x.txt' } })
+      expect(elsewhere).toMatchObject({ ok: false })
+      expect(paths).toHaveLength(1)
+    } finally {
+      service.app.server.off('request', watch)
+    }
   })
 
   it('refuses any path outside the staging and cache folders, and leaves it alone', async () => {

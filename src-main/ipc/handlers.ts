@@ -164,10 +164,10 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       )
     },
 
-    'outpost:files.download': async ({ downloadId, fileId }) => {
+    'outpost:files.download': async ({ downloadId, fileId, known }) => {
       const { account, gateway } = await deps.gateway.get()
       return noContent(() =>
-        downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: account.id, fileId }, ({ received, total }) =>
+        downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: account.id, fileId, known }, ({ received, total }) =>
           deps.emit('outpost:download-progress', { downloadId, bytesReceived: received, bytesTotal: total }),
         ),
       )

@@ -88,7 +88,12 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
   },
   'outpost:files.download': (request) => {
     const r = record(request, 'The request')
-    return { downloadId: text(r.downloadId, 'downloadId', 256), fileId: positiveInt(r.fileId, 'fileId') }
+    const known = r.known === undefined ? undefined : record(r.known, 'known')
+    return {
+      downloadId: text(r.downloadId, 'downloadId', 256),
+      fileId: positiveInt(r.fileId, 'fileId'),
+      ...(known && { known: { url: text(known.url, 'known.url'), name: text(known.name, 'known.name', 1024) } }),
+    }
   },
   'outpost:files.open': (request) => ({ fileId: positiveInt(record(request, 'The request').fileId, 'fileId') }),
   'outpost:files.read': (request) => {

@@ -113,9 +113,10 @@ describe('bridgeTransport', () => {
     await expect(transport.discard('/etc/passwd')).rejects.toMatchObject({ failure: { kind: 'http', status: 400, message: 'not ours' } })
   })
 
-  it('downloads through the main side and names the content type from the file name', async () => {
-    const { bridge } = fakeBridge({ 'outpost:files.download': () => ({ path: '/cache/acc/7/chart.png', bytes: 2048 }) })
-    await expect(bridgeTransport(bridge).download(7, 'ignored')).resolves.toEqual({ path: '/cache/acc/7/chart.png', size: 2048, contentType: 'image/png' })
+  it('downloads through the main side with the address and name the file row has, and names the content type from the file name', async () => {
+    const { bridge, calls } = fakeBridge({ 'outpost:files.download': () => ({ path: '/cache/acc/7/chart.png', bytes: 2048 }) })
+    await expect(bridgeTransport(bridge).download(7, 'http://127.0.0.1:9/media/7/chart.png', 'chart.png')).resolves.toEqual({ path: '/cache/acc/7/chart.png', size: 2048, contentType: 'image/png' })
+    expect(calls[0].request).toMatchObject({ fileId: 7, known: { url: 'http://127.0.0.1:9/media/7/chart.png', name: 'chart.png' } })
     expect(contentTypeOfPath('/x/README')).toBe('application/octet-stream')
   })
 })

@@ -118,10 +118,10 @@ export function bridgeTransport(bridge: Bridge): Transport {
       }
     },
 
-    // The main side knows the file's address from its id (and checks it); `url` is not needed.
-    async download(fileId: number) {
+    // The file's row gives its address and name; the main side sends the token only to the service's own origin.
+    async download(fileId: number, url: string, name: string) {
       try {
-        const answer = await bridge.call('outpost:files.download', { downloadId: newId(), fileId })
+        const answer = await bridge.call('outpost:files.download', { downloadId: newId(), fileId, known: { url, name } })
         return { path: answer.path, size: answer.bytes, contentType: contentTypeOfPath(answer.path) }
       } catch (error) {
         rethrow(error)

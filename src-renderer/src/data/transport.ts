@@ -29,8 +29,8 @@ export interface Transport {
    * Rejects with UnreadableFile when the file cannot be read (gone, no permission, a folder, not a regular file).
    */
   stage(file: FileOnDisk): Promise<{ path: string; size: number }>
-  /** Downloads a file's content into the app's file cache. */
-  download(fileId: number, url: string): Promise<{ path: string; size: number; contentType: string }>
+  /** Downloads a file's content (at its `url`, named `name`, as the file's row has them) into the app's file cache. */
+  download(fileId: number, url: string, name: string): Promise<{ path: string; size: number; contentType: string }>
   /** Removes a staged or cached file the data layer no longer needs. */
   discard(path: string): Promise<void>
   /**

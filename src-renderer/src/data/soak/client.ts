@@ -115,7 +115,7 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
   const transport: Transport = {
     call: <T>(operation: OperationName, request?: ApiRequest) => send(() => inner.call<T>(operation, request)),
     upload: <T>(files: FileOnDisk[], options?: Parameters<Transport['upload']>[1]) => send(() => inner.upload<T>(files, options)),
-    download: (fileId, url) => send(() => inner.download(fileId, url)),
+    download: (fileId, url, name) => send(() => inner.download(fileId, url, name)),
     stage: (file) => inner.stage(file),
     discard: (path) => inner.discard(path),
     sweepStaged: (keep) => inner.sweepStaged(keep),

@@ -85,7 +85,7 @@ export async function openFile(deps: FileCacheDeps, id: EntityId): Promise<Cache
       file = fileFromV3(await deps.transport.call<UploadedFileV3>('files.get', { params: { id }, lane: 'user-read' }))
       await deps.db.files.put(file)
     }
-    const got = await deps.transport.download(Number(file.id), file.url)
+    const got = await deps.transport.download(Number(file.id), file.url, file.name)
     const row: CachedFileContent = { id: file.id, path: got.path, size: got.size, contentType: got.contentType, lastUsedAt: deps.clock() }
     await deps.db.fileContents.put(row)
     // What the user opened stays, even alone over the budget.
@@ -121,7 +121,7 @@ export async function prefetchFiles(ctx: SyncContext): Promise<number> {
     ctx.signal?.throwIfAborted()
     let got: Awaited<ReturnType<Transport['download']>>
     try {
-      got = await ctx.transport.download(file.id, file.url)
+      got = await ctx.transport.download(file.id, file.url, file.name)
     } catch (error) {
       if (isNotFound(error)) {
         await forgetFile(deps, file.id)

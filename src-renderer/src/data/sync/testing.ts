@@ -57,9 +57,9 @@ export function countingTransport(
     },
     upload: (files, options) => inner.upload(files, options),
     stage: (file) => inner.stage(file),
-    download: (fileId, url) => {
+    download: (fileId, url, name) => {
       counted.downloads++
-      return inner.download(fileId, url)
+      return inner.download(fileId, url, name)
     },
     discard: (path) => {
       counted.discards++
