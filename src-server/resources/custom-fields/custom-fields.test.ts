@@ -57,6 +57,17 @@ describe('v3 reads', () => {
     expect((await v3(service).get(`/custom-fields/${priority.id}`)).body).toEqual(priority)
   })
 
+  it('leaves out what a field does not have (never null or ""), as the published v3 CustomField types it; v4 says null', async () => {
+    const f = insertField()
+    const bare = (await v3(service).get(`/custom-fields/${f.id}`)).body
+    for (const key of ['canonical_name', 'description', 'icon_set_identifier']) expect(bare).not.toHaveProperty(key)
+    expect((await v3(service).get('/custom-fields')).body.find((x: { id: string }) => x.id === f.id)).toEqual(bare)
+    expect((await v4(service).get(`/custom-fields/${f.id}`)).body).toMatchObject({ canonical_name: null, description: '', icon_set_identifier: null })
+    // Set, then cleared: the description goes away again.
+    expect((await v3(service).put(`/custom-fields/${f.id}`, { description: 'Set', icon_set_identifier: 'star' })).body).toMatchObject({ description: 'Set', icon_set_identifier: 'star' })
+    expect((await v3(service).put(`/custom-fields/${f.id}`, { description: '' })).body).not.toHaveProperty('description')
+  })
+
   it('answers 404 for an unknown field, 400 for a malformed id, 401 without a token', async () => {
     expect((await v3(service).get(`/custom-fields/${NOBODY}`)).status).toBe(404)
     expect((await v3(service).get('/custom-fields/123')).status).toBe(400)

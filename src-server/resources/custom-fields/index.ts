@@ -28,20 +28,23 @@ export { customFields, valueText, type CustomFieldRecord, type CustomFieldValueR
 const FIELDS = Object.keys(CustomFieldV4.properties)
 
 export function customFieldV3(f: CustomFieldRecord): CustomFieldV3 {
-  return {
-    canonical_name: f.canonical_name,
+  const out: CustomFieldV3 = {
     created_at: f.created_at,
-    description: f.description,
     enabled: f.enabled,
     entity_type: 'custom-field',
     field_type: f.field_type,
-    icon_set_identifier: f.icon_set_identifier,
     id: f.id,
     name: f.name,
     position: f.position,
     updated_at: f.updated_at,
     values: f.values.map((v) => ({ ...v, entity_type: 'custom-field-enum-value' })),
   }
+  // What the field does not have is left out: the published v3 CustomField types these as
+  // (non-empty) strings, never null.
+  if (f.canonical_name !== null) out.canonical_name = f.canonical_name
+  if (f.description !== '') out.description = f.description
+  if (f.icon_set_identifier !== null) out.icon_set_identifier = f.icon_set_identifier
+  return out
 }
 
 export function customFieldV4(refs: Refs, f: CustomFieldRecord): CustomFieldV4 {

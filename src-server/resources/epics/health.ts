@@ -28,7 +28,9 @@ export function createHealth(ctx: ServiceContext, epicId: number, input: { statu
 }
 
 export function healthV3(h: HealthRecord): HealthV3 {
-  return { ...h, entity_type: 'health' }
+  // The record's objective_id is always null (an epic's health): left out, as the published Health allows.
+  const { objective_id: _none, ...rest } = h
+  return { ...rest, entity_type: 'health' }
 }
 
 /** The current health; an epic nobody has rated yet has "No Health" (id null). */
@@ -36,12 +38,10 @@ export function currentHealthV3(ctx: ServiceContext, epic: EpicRecord): HealthV3
   const latest = healthHistory(ctx, epic.id)[0]
   if (latest) return healthV3(latest)
   return {
-    author_id: null,
     created_at: epic.created_at,
     entity_type: 'health',
     epic_id: epic.id,
     id: null,
-    objective_id: null,
     status: 'No Health',
     text: '',
     updated_at: epic.created_at,

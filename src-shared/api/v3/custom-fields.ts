@@ -17,14 +17,15 @@ export const CustomFieldEnumValueV3 = Type.Object({
   value: Type.String(),
 })
 
+/** What a field does not have is left out, never null or "" (the published CustomField's strings are non-empty). */
 export const CustomFieldV3 = Type.Object({
-  canonical_name: Nullable(Type.String()),
+  canonical_name: Type.Optional(Type.String()),
   created_at: Type.String(),
-  description: Type.String(),
+  description: Type.Optional(Type.String()),
   enabled: Type.Boolean(),
   entity_type: Type.Literal('custom-field'),
   field_type: Type.String(),
-  icon_set_identifier: Nullable(Type.String()),
+  icon_set_identifier: Type.Optional(Type.String()),
   id: Type.String(),
   name: Type.String(),
   position: Type.Integer(),

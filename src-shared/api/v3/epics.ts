@@ -21,18 +21,25 @@ export const EpicStatsV3 = Type.Object({
 })
 export type EpicStatsV3 = Static<typeof EpicStatsV3>
 
-/** id and author_id are null for the "No Health" an epic has before anyone sets one. */
-export const HealthV3 = Type.Object({
-  author_id: Nullable(Type.String()),
+const healthFields = {
   created_at: Type.String(),
   entity_type: Type.Literal('health'),
-  epic_id: Nullable(Type.Integer()),
-  id: Nullable(Type.String()),
-  objective_id: Nullable(Type.Integer()),
+  epic_id: Type.Integer(),
+  /** Only on an objective's health; an epic's health leaves it out (the published Health has it optional). */
+  objective_id: Type.Optional(Type.Integer()),
   status: Type.Enum(Enums.healthStatus),
   text: Type.String(),
   updated_at: Type.String(),
-})
+}
+
+/**
+ * A health update someone posted, or the "No Health" an epic has before anyone
+ * sets one: that one has a null id and no author_id (left out, never null).
+ */
+export const HealthV3 = Type.Union([
+  Type.Object({ ...healthFields, id: Type.String(), author_id: Type.String() }),
+  Type.Object({ ...healthFields, id: Type.Null(), author_id: Type.Optional(Type.String()) }),
+])
 export type HealthV3 = Static<typeof HealthV3>
 
 /** A comment with its replies, recursively. */
