@@ -80,6 +80,20 @@ describe('v3 GET /epics/{id}/stories', () => {
     expect(described.body.map((s: { description: string }) => s.description)).toEqual([first.description, 'Second.'])
   })
 
+  it('gives each story its global_id, and each link the workflow state of its subject story', async () => {
+    const started = service.ctx.col<{ id: number; type: string; created_at: string; updated_at: string }>('workflow_state').all().find((s) => s.type === 'started')!
+    const blocking = insertStory(service, { name: 'Blocking', workflow_state_id: started.id })
+    const link = { id: service.ctx.nextId(), subject_id: blocking.id, object_id: 0, verb: 'blocks' as const, created_at: at(0), updated_at: at(0) }
+    const blocked = insertStory(service, { name: 'Blocked', epic_id: epicId, position: 30 })
+    service.ctx.tx(() => stories(service.ctx).update({ ...blocked, story_links: [{ ...link, object_id: blocked.id }] }))
+    const res = (await v3(service).get(`/epics/${epicId}/stories`)).body
+    const shown = res.find((s: { id: number }) => s.id === blocked.id)
+    expect(shown.global_id).toBe(`${service.ctx.workspace.id}:story:${blocked.id}`)
+    expect(shown.story_links).toEqual([
+      { ...link, object_id: blocked.id, entity_type: 'story-link', type: 'object', subject_workflow_state_id: started.id },
+    ])
+  })
+
   it('answers 404 for an unknown epic, 400 for a malformed id or flag, 401 without a token', async () => {
     expect((await v3(service).get('/epics/99999999/stories')).status).toBe(404)
     expect((await v3(service).get('/epics/abc/stories')).status).toBe(400)
@@ -227,7 +241,9 @@ describe('v4 branches', () => {
       custom_field_values: {
         entities: [{ entity_type: 'custom-field-value:slim', id: field.values[1].id, value: field.values[1].value, field: { id: field.id, name: field.name } }],
       },
-      story_links: { entities: [{ entity_type: 'story-link:slim', verb: 'blocks', subject: { id: s.id }, object: { id: other.id } }] },
+      story_links: {
+        entities: [{ entity_type: 'story-link:slim', verb: 'blocks', subject: { id: s.id }, object: { id: other.id }, uri: `${service.baseUrl}/api/v4/demo/story-links/1` }],
+      },
       parent_story: null,
       story_template: null,
     })

@@ -187,12 +187,14 @@ export function storyV3(ctx: ServiceContext, origin: string, s: StoryRecord, inc
       const value = valueText(ctx, ref)
       return value === undefined ? [] : [{ field_id: ref.field_id, value_id: ref.value_id, value }]
     }),
-    story_links: story_links.map((l) => ({
-      ...l,
-      entity_type: 'story-link',
+    // A link whose other story is gone is left out, as v4 leaves it out.
+    story_links: story_links.flatMap((l) => {
+      const subjectState = l.subject_id === s.id ? s.workflow_state_id : links.workflowStateOf(l.subject_id)
+      if (subjectState === undefined) return []
       // As the real service: the link as seen from this story.
-      type: l.subject_id === s.id ? 'subject' : 'object',
-    })),
+      const type = l.subject_id === s.id ? 'subject' : 'object'
+      return [{ ...l, entity_type: 'story-link' as const, subject_workflow_state_id: subjectState, type }]
+    }),
     stats: { num_related_documents: 0 },
   }
   if (s.completed && s.completed_at) {
@@ -226,8 +228,15 @@ export class StoryLinks {
   private pullRequestsOf?: Map<number, number[]>
   private filesOf?: Map<number, number[]>
   private linkedFilesOf?: Map<number, number[]>
+  private workflowStates?: Map<number, number>
 
   constructor(private readonly ctx: ServiceContext) {}
+
+  /** The workflow state of a story (the subject of a link), or undefined when it is gone. */
+  workflowStateOf(storyId: number): number | undefined {
+    this.workflowStates ??= new Map(stories(this.ctx).all().map((s) => [s.id, s.workflow_state_id]))
+    return this.workflowStates.get(storyId)
+  }
 
   files(storyId: number): number[] {
     this.filesOf ??= index(this.ctx.col<StoryOwned>('file').all())
@@ -278,7 +287,7 @@ export function storyV4(ctx: ServiceContext, refs: Refs, links: StoryLinks, s: S
   const storyLinks = s.story_links.flatMap((l) => {
     const object = refs.slim('story', l.object_id)
     const subject = refs.slim('story', l.subject_id)
-    return object && subject ? [{ entity_type: 'story-link:slim' as const, id: l.id, object, subject, verb: l.verb }] : []
+    return object && subject ? [{ entity_type: 'story-link:slim' as const, id: l.id, object, subject, uri: `${refs.api}/story-links/${l.id}`, verb: l.verb }] : []
   })
   const template = s.story_template_id ? refs.record('entity_template', s.story_template_id) : null
   return {

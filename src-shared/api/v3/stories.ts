@@ -11,6 +11,8 @@ export const StoryLinkV3 = Type.Object({
   id: Type.Integer(),
   object_id: Type.Integer(),
   subject_id: Type.Integer(),
+  /** The workflow state of the subject story. */
+  subject_workflow_state_id: Type.Integer(),
   type: Type.String(),
   updated_at: Type.String(),
   verb: Type.String(),

@@ -16,6 +16,7 @@ export const StoryLinkSlimV4 = Type.Object({
   id: Type.Integer(),
   object: Slim,
   subject: Slim,
+  uri: Type.String(),
   verb: Type.String(),
 })
 
