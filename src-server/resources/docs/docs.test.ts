@@ -471,6 +471,8 @@ describe('v4 collections', () => {
     const made = await api.post('/collections', { name: 'Zebra notes' })
     expect(made.status).toBe(201)
     expect(made.body).toMatchObject({ entity_type: 'collection', name: 'Zebra notes', archived: false, favorited: false, parent_collection: null })
+    // The published Collection's fields, exactly (no updated_at).
+    expect(Object.keys(made.body).sort()).toEqual(['archived', 'created_at', 'entity_type', 'favorited', 'id', 'name', 'parent_collection', 'uri'])
     const child = await api.post('/collections', { name: 'Stripes', parent_collection_id: made.body.id })
     expect(child.body.parent_collection).toMatchObject({ entity_type: 'collection:slim', id: made.body.id, name: 'Zebra notes' })
     expect((await api.get(`/collections/${made.body.id}`)).body).toEqual(made.body)

@@ -49,6 +49,7 @@ export function docV4(refs: Refs, d: DocRecord, which: Contents): DocV4 {
   }
 }
 
+/** The published Collection has no updated_at; the record keeps one for itself. */
 export const collectionV4 = (refs: Refs, c: CollectionRecord, memberId: string): CollectionV4 => ({
   entity_type: 'collection',
   archived: c.archived,
@@ -57,7 +58,6 @@ export const collectionV4 = (refs: Refs, c: CollectionRecord, memberId: string):
   id: c.id,
   name: c.name,
   parent_collection: refs.slim('collection', c.parent_collection_id),
-  updated_at: c.updated_at,
   uri: refs.uri('collection', c.id),
 })
 

@@ -29,7 +29,7 @@ export type DocV4 = Static<typeof DocV4>
 /** Collection name limit: not in the spec's §8; the official client's 63. */
 export const COLLECTION_NAME_MAX = 63
 
-/** Beyond the slim fields the spec shows, the fields of the official v4 client. */
+/** Beyond the slim fields the spec shows, the fields of the official v4 client (no updated_at). */
 export const CollectionV4 = Type.Object({
   entity_type: Type.Literal('collection'),
   archived: Type.Boolean(),
@@ -39,7 +39,6 @@ export const CollectionV4 = Type.Object({
   id: Type.String(),
   name: Type.String(),
   parent_collection: Nullable(Slim),
-  updated_at: Type.String(),
   uri: Type.String(),
 })
 export type CollectionV4 = Static<typeof CollectionV4>
