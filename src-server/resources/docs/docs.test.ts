@@ -30,13 +30,11 @@ afterAll(() => service.close())
 
 const MISSING = '00000000-0000-4000-8000-000000000000'
 
-/** An epic record as the epics resource stores it (v3 shape), made directly so these tests stand alone. */
-function makeEpic(name: string): number {
-  const ctx = service.ctx
-  const now = ctx.now()
-  const id = ctx.nextId()
-  ctx.col('epic').insert({ id, name, archived: false, epic_state_id: 1, owner_ids: [], follower_ids: [], created_at: now, updated_at: now } as never)
-  return id
+/** An epic made through the service, so its doc lists show a whole epic. */
+async function makeEpic(name: string): Promise<number> {
+  const made = await v3(service).post('/epics', { name })
+  expect(made.status).toBe(201)
+  return made.body.id
 }
 
 /** Markdown in the form the service gives back, so a round trip returns it unchanged. */
@@ -195,13 +193,16 @@ describe('v3 docs', () => {
   it('relates docs and epics both ways, idempotently', async () => {
     const api = v3(service)
     const doc = (await api.post('/documents', { title: 'Epic brief', content: '' })).body
-    const epicId = makeEpic('Docs relation epic')
+    const epicId = await makeEpic('Docs relation epic')
     expect((await api.put(`/documents/${doc.id}/epics/${epicId}`)).status).toBe(204)
     expect((await api.put(`/documents/${doc.id}/epics/${epicId}`)).status).toBe(204)
     const epics = await api.get(`/documents/${doc.id}/epics`)
     expect(epics.status).toBe(200)
     expect(epics.body).toHaveLength(1)
-    expect(epics.body[0]).toMatchObject({ entity_type: 'epic', id: epicId, name: 'Docs relation epic', archived: false, epic_state_id: 1, owner_ids: [] })
+    const epic = (await api.get(`/epics/${epicId}`)).body
+    expect(epics.body[0]).toMatchObject({ entity_type: 'epic', id: epicId, name: 'Docs relation epic', archived: false, epic_state_id: epic.epic_state_id, owner_ids: [] })
+    // The same EpicSlim every epic list gives, requester and global_id included.
+    expect(epics.body[0]).toMatchObject({ requested_by_id: epic.requested_by_id, global_id: epic.global_id, state: epic.state })
     expect(epics.body[0].app_url).toBe(`${service.baseUrl}/demo/epic/${epicId}`)
     expect(epics.body[0].stats.num_related_documents).toBe(1)
     expect(epics.body[0]).not.toHaveProperty('comments')
@@ -234,7 +235,7 @@ describe('v3 docs', () => {
     const res = await api.put(`/documents/${doc.id}/epics/99999999`)
     expect(res.status).toBe(422)
     expect(res.body).toMatchObject({ tag: 'unprocessable_error', errors: { epic_id: 'no such epic' } })
-    const epicId = makeEpic('Another epic')
+    const epicId = await makeEpic('Another epic')
     expect((await api.put(`/documents/${MISSING}/epics/${epicId}`)).status).toBe(404)
     expect((await api.delete(`/documents/${MISSING}/epics/${epicId}`)).status).toBe(404)
     expect((await api.delete(`/documents/${doc.id}/epics/99999999`)).status).toBe(404)
@@ -516,7 +517,7 @@ describe('v4 collections', () => {
 describe('feature switches', () => {
   it('answers 403 DisabledFeatureError on every docs route while docs are off', async () => {
     const doc = (await v3(service).post('/documents', { title: 'Switch', content: '' })).body
-    const epicId = makeEpic('Switch epic')
+    const epicId = await makeEpic('Switch epic')
     const c = (await v4(service).post('/collections', { name: 'Switch collection' })).body
     const routes: [Client, string, string, unknown?][] = [
       [v3(service), 'GET', '/documents'],
@@ -654,7 +655,7 @@ describe('doc events (server-sent)', () => {
 
     // A write that changes nothing is no event; a relation change is.
     await v3(service).put(`/documents/${doc.id}`, { title: 'Live doc v2' })
-    const epicId = makeEpic('Live epic')
+    const epicId = await makeEpic('Live epic')
     await v3(service).put(`/documents/${doc.id}/epics/${epicId}`)
     expect((await stream.nth(2)).data.changed).toEqual(['epic_ids'])
 

@@ -6,17 +6,16 @@ import type { ApiApp, Deps } from '../../app.ts'
 import { ApiError } from '../../errors.ts'
 import { origin } from '../../pages.ts'
 import type { DocStreams } from './events.ts'
-import { docSlimV3, docV3, epicSlimV3 } from './render.ts'
+import { EpicViewsV3 } from '../epics/render.ts'
+import { epics as epicRecords } from '../epics/records.ts'
+import { docSlimV3, docV3 } from './render.ts'
 import { assertDocAdmin, createDoc, deleteDoc, docHeaders, docs, DOC_EPIC, updateDoc } from './store.ts'
 
 const DocParams = Type.Object({ id: Uuid })
 const EpicParams = Type.Object({ id: Id })
 const DocEpicParams = Type.Object({ id: Uuid, epicId: Id })
 
-type EpicRecord = Record<string, unknown> & { id: number; name?: string }
-
 export function docRoutesV3(app: ApiApp, { ctx }: Deps, streams: DocStreams): void {
-  const epics = () => ctx.col<EpicRecord & { created_at: string; updated_at: string }>('epic')
 
   app.get('/documents', async (req) => docHeaders(ctx).map((d) => docSlimV3(ctx, origin(req), d)))
 
@@ -52,19 +51,21 @@ export function docRoutesV3(app: ApiApp, { ctx }: Deps, streams: DocStreams): vo
 
   app.get('/documents/:id/epics', { schema: { params: DocParams } }, async (req) => {
     docs(ctx).require(req.params.id)
+    // The EpicSlim every epic list gives (lists leave descriptions out).
+    const views = new EpicViewsV3(ctx, origin(req))
     return ctx
       .relation(DOC_EPIC)
       .bsOf(req.params.id)
-      .map((id) => epics().get(Number(id)))
+      .map((id) => epicRecords(ctx).get(Number(id)))
       .filter((e): e is NonNullable<typeof e> => e !== undefined)
-      .map((e) => epicSlimV3(ctx, origin(req), e))
+      .map((e) => views.slim(e, false))
   })
 
   app.put('/documents/:id/epics/:epicId', { schema: { params: DocEpicParams } }, async (req, reply) => {
     const { id, epicId } = req.params
     const change = ctx.tx(() => {
       const doc = docs(ctx).require(id)
-      const epic = epics().get(epicId)
+      const epic = epicRecords(ctx).get(epicId)
       if (!epic) throw ApiError.unprocessable(`Epic ${epicId} does not exist, so doc ${id} cannot be related to it.`, { epic_id: 'no such epic' }, 'unprocessable_error')
       const relation = ctx.relation(DOC_EPIC)
       const before = relation.bsOf(id).map(Number)
@@ -90,7 +91,7 @@ export function docRoutesV3(app: ApiApp, { ctx }: Deps, streams: DocStreams): vo
     const { id, epicId } = req.params
     const change = ctx.tx(() => {
       const doc = docs(ctx).require(id)
-      const epic = epics().get(epicId)
+      const epic = epicRecords(ctx).get(epicId)
       if (!epic) throw ApiError.notFound(`Epic ${epicId} does not exist.`)
       const relation = ctx.relation(DOC_EPIC)
       const before = relation.bsOf(id).map(Number)
@@ -111,7 +112,7 @@ export function docRoutesV3(app: ApiApp, { ctx }: Deps, streams: DocStreams): vo
   })
 
   app.get('/epics/:id/documents', { schema: { params: EpicParams } }, async (req) => {
-    epics().require(req.params.id)
+    epicRecords(ctx).require(req.params.id)
     return ctx
       .relation(DOC_EPIC)
       .asOf(req.params.id)
