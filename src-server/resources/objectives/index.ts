@@ -10,7 +10,7 @@ import {
   type ObjectiveState,
   type ObjectiveV3,
 } from '../../../src-shared/api/v3/objectives.ts'
-import { CATEGORY_OBJECTIVE_LIST, ObjectiveV4 } from '../../../src-shared/api/v4/objectives.ts'
+import { CATEGORY_OBJECTIVE_LIST, ObjectiveSlimV4 } from '../../../src-shared/api/v4/objectives.ts'
 import type { Resource } from '../../app.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
@@ -46,7 +46,7 @@ export const objectives = (ctx: ServiceContext) => ctx.col<ObjectiveRecord>('obj
 const epics = (ctx: ServiceContext) => ctx.col<EpicRecord>('epic')
 const categories = (ctx: ServiceContext) => ctx.col<CategoryRecord>('category')
 
-const FIELDS_V4 = Object.keys(ObjectiveV4.properties)
+const FIELDS_V4 = Object.keys(ObjectiveSlimV4.properties)
 
 /** The flags and timestamps a state implies (transitions are not shown in the spec; see the README). */
 function withState(o: ObjectiveRecord, state: ObjectiveState, now: string): ObjectiveRecord {
@@ -207,35 +207,9 @@ export function objectiveV3(ctx: ServiceContext, o: string, r: ObjectiveRecord, 
   }
 }
 
-export function objectiveV4(ctx: ServiceContext, refs: Refs, r: ObjectiveRecord, graph = new ObjectiveGraph(ctx)): ObjectiveV4 {
-  const uri = refs.uri('objective', r.id)
-  const epicList = graph.epics(r.id)
-  const teams = [...new Set(epicList.flatMap((e) => e.group_ids ?? []))]
-  return {
-    entity_type: 'objective',
-    app_url: refs.appUrl('objective', r.id),
-    archived: r.archived,
-    categories: r.category_ids.flatMap((id) => refs.slim('category', id) ?? []),
-    completed: r.completed,
-    completed_at: r.completed_at,
-    completed_at_override: r.completed_at_override,
-    created_at: r.created_at,
-    description: r.description,
-    epics: refs.page('epic', epicList.map((e) => e.id), `${uri}/epics`),
-    healths: refs.page('epic_health', [], `${uri}/healths`),
-    id: r.id,
-    key_results: refs.page('objective', [], `${uri}/key-results`),
-    name: r.name,
-    owners: refs.page('member', r.owner_ids, `${uri}/owners`),
-    position: r.position,
-    started: r.started,
-    started_at: r.started_at,
-    started_at_override: r.started_at_override,
-    state: r.state,
-    teams: refs.page('group', teams, `${uri}/teams`),
-    updated_at: r.updated_at,
-    uri,
-  }
+/** An objective in a v4 list: the published ObjectiveSlim (its slim reference). */
+export function objectiveV4(refs: Refs, r: ObjectiveRecord): ObjectiveSlimV4 {
+  return { entity_type: 'objective:slim', app_url: refs.appUrl('objective', r.id), id: r.id, name: r.name, uri: refs.uri('objective', r.id) }
 }
 
 function changes(before: ObjectiveRecord, after: ObjectiveRecord) {
@@ -367,13 +341,11 @@ export const objectivesResource: Resource = {
             // Default order: the objectives' own order (position).
             return sortBy(kept, (o) => (q.order_by === 'updated_at' ? o.updated_at : o.position), q.order_dir).map((o) => o.id)
           },
-          render: (ids: EntityId[]) => {
-            const graph = new ObjectiveGraph(ctx)
-            return ids
+          render: (ids: EntityId[]) =>
+            ids
               .map((oid) => objectives(ctx).get(oid))
               .filter((o): o is ObjectiveRecord => !!o)
-              .map((o) => objectiveV4(ctx, r, o, graph))
-          },
+              .map((o) => objectiveV4(r, o)),
         })
       },
     )
