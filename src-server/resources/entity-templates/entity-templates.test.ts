@@ -66,7 +66,7 @@ describe('v3 POST, GET, PUT and DELETE /entity-templates', () => {
         labels: [{ name: 'ux' }, { name: 'made-by-a-template', color: '#00ff00' }],
         custom_fields: [{ field_id: priority.id, value_id: priority.values[1].id }],
         tasks: [{ description: 'Do it', owner_ids: [people[0].id] }, { description: 'Check it', complete: true, external_id: 't-2' }],
-        sub_tasks: [{ name: 'Part one', workflow_state_id: firstId('workflow_state') }],
+        sub_tasks: [{ name: 'Part one', workflow_state_id: firstId('workflow_state') }, { name: 'Part two' }],
       },
     }
     const made = await v3(service).post('/entity-templates', body)
@@ -85,7 +85,16 @@ describe('v3 POST, GET, PUT and DELETE /entity-templates', () => {
       { description: 'Do it', complete: false, owner_ids: [people[0].id], external_id: null, position: 1 },
       { description: 'Check it', complete: true, owner_ids: [], external_id: 't-2', position: 2 },
     ])
-    expect(c.sub_tasks).toMatchObject([{ name: 'Part one', position: 1 }])
+    // Sub-tasks as the published v3 StoryContents has them: no position (the list's order is theirs), no null state.
+    expect(c.sub_tasks).toEqual([
+      { name: 'Part one', owner_ids: [], workflow_state_id: firstId('workflow_state') },
+      { name: 'Part two', owner_ids: [] },
+    ])
+    // v4 keeps each sub-task's position (spec part 1 §2.2); one without a workflow state leaves it out, never null.
+    const v4SubTasks = (await v4(service).get(`/entity-templates/${made.body.id}`)).body.story_contents.sub_tasks
+    expect(v4SubTasks.map((t: { name: string; position: number }) => [t.name, t.position])).toEqual([['Part one', 1], ['Part two', 2]])
+    expect(v4SubTasks[0].workflow_state).toMatchObject({ entity_type: 'workflow-state:slim', id: firstId('workflow_state') })
+    expect(v4SubTasks[1]).not.toHaveProperty('workflow_state')
     expect((await v3(service).get(`/entity-templates/${made.body.id}`)).body).toEqual(made.body)
   })
 

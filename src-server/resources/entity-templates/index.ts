@@ -184,8 +184,11 @@ class TemplateViewsV3 {
   }
 
   private contents(c: StoryContentsRecord): StoryContentsV3 {
-    const { custom_fields, file_ids, linked_file_ids, ...rest } = c
+    const { custom_fields, file_ids, linked_file_ids, sub_tasks, ...rest } = c
     const out: StoryContentsV3 = { ...rest, entity_type: 'story' }
+    if (sub_tasks) {
+      out.sub_tasks = sub_tasks.map((t) => ({ name: t.name, owner_ids: t.owner_ids, ...(t.workflow_state_id === null ? {} : { workflow_state_id: t.workflow_state_id }) }))
+    }
     if (c.label_ids) out.labels = labelsV3(this.ctx, this.origin, c.label_ids)
     if (custom_fields) {
       out.custom_fields = custom_fields.flatMap((ref) => {
@@ -232,12 +235,10 @@ export function templateV4(refs: Refs, t: EntityTemplateRecord): EntityTemplateV
     owners: slims('member', c.owner_ids),
     project: slim('project', c.project_id),
     story_type: c.story_type,
-    sub_tasks: c.sub_tasks?.map((s) => ({
-      name: s.name,
-      owners: slims('member', s.owner_ids) ?? [],
-      position: s.position,
-      workflow_state: refs.slim('workflow_state', s.workflow_state_id),
-    })),
+    sub_tasks: c.sub_tasks?.map((s) => {
+      const state = slim('workflow_state', s.workflow_state_id ?? undefined)
+      return { name: s.name, owners: slims('member', s.owner_ids) ?? [], position: s.position, ...(state ? { workflow_state: state } : {}) }
+    }),
     tasks: c.tasks?.map((s) => ({ complete: s.complete, description: s.description, owners: slims('member', s.owner_ids) ?? [], position: s.position })),
     team: slim('group', c.group_id),
     workflow_state: slim('workflow_state', c.workflow_state_id),

@@ -20,11 +20,11 @@ export const TemplateTaskV3 = Type.Object({
   position: Type.Integer(),
 })
 
+/** As the published v3 StoryContents has sub-tasks: no position (their order is the list's), no null state. */
 export const TemplateSubTaskV3 = Type.Object({
   name: Type.String(),
   owner_ids: Type.Array(Type.String()),
-  position: Type.Integer(),
-  workflow_state_id: Nullable(Type.Integer()),
+  workflow_state_id: Type.Optional(Type.Integer()),
 })
 
 /** Only the keys the template sets are present. */

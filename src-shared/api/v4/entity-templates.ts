@@ -24,7 +24,8 @@ export const StoryContentsV4 = Type.Object({
   project: Type.Optional(Slim),
   story_type: Type.Optional(Type.String()),
   sub_tasks: Type.Optional(
-    Type.Array(Type.Object({ name: Type.String(), owners: SlimList, position: Type.Integer(), workflow_state: Nullable(Slim) })),
+    // A sub-task without a workflow state leaves it out (the published EntityTemplateSubTask has no null).
+    Type.Array(Type.Object({ name: Type.String(), owners: SlimList, position: Type.Integer(), workflow_state: Type.Optional(Slim) })),
   ),
   tasks: Type.Optional(Type.Array(Type.Object({ complete: Type.Boolean(), description: Type.String(), owners: SlimList, position: Type.Integer() }))),
   team: Type.Optional(Slim),
