@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authenticate, checkAdmin, checkNotObserver, checkWrite, type Auth, Tokens } from './auth.ts'
 import type { ServiceContext } from './context.ts'
 import { Color } from '../src-shared/api/common.ts'
+import { MENTION_NAME_PATTERN } from '../src-shared/api/v3/groups.ts'
 import { ApiError } from './errors.ts'
 import type { Faults } from './faults.ts'
 import { Pager, origin } from './pages.ts'
@@ -232,6 +233,7 @@ function reason(e: ErrorObject): string {
   if (e.keyword === 'additionalProperty' || e.keyword === 'additionalProperties') return 'is not an accepted field'
   if (e.keyword === 'required') return 'is required'
   if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === (Color as { pattern?: string }).pattern) return 'must be a CSS hex colour such as #3a7bd5'
+  if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === MENTION_NAME_PATTERN) return 'may hold only lowercase letters, digits, "-", "_" and "."'
   if (e.keyword === 'maxLength') return `must be at most ${(e.params as { limit: number }).limit} characters`
   return e.message ?? 'is invalid'
 }

@@ -71,12 +71,26 @@ describe('v3 POST /groups', () => {
     expect(men.body.errors).toEqual({ mention_name: 'must be at most 63 characters' })
   })
 
-  it('answers 422 when the mention name is taken by a team or a member, whatever the case', async () => {
-    for (const taken of ['web', 'WEB', 'ada']) {
+  it('answers 422 when the mention name is taken by a team or a member', async () => {
+    for (const taken of ['web', 'ada']) {
       const res = await v3(service).post('/groups', { name: 'Clash', mention_name: taken })
       expect(res.status).toBe(422)
       expect(res.body.errors).toEqual({ mention_name: 'is already taken' })
     }
+  })
+
+  it('takes only mention names of the published pattern (lowercase letters, digits, - _ .), else 400 naming the field', async () => {
+    const ok = await v3(service).post('/groups', { name: 'Pattern', mention_name: `a-b_c.${++serial}` })
+    expect(ok.status).toBe(201)
+    for (const bad of ['WEB', 'two words', 'team@home', 'équipe', '😀']) {
+      const res = await v3(service).post('/groups', { name: 'Bad mention', mention_name: bad })
+      expect(res.status, bad).toBe(400)
+      expect(res.body).toMatchObject({ tag: 'bad_request', errors: { mention_name: expect.stringContaining('lowercase letters') } })
+    }
+    const put = await v3(service).put(`/groups/${ok.body.id}`, { mention_name: 'Capital' })
+    expect(put.status).toBe(400)
+    expect(Object.keys(put.body.errors)).toEqual(['mention_name'])
+    expect((await v3(service).get(`/groups/${ok.body.id}`)).body.mention_name).toBe(`a-b_c.${serial}`)
   })
 
   it('answers 422 naming members and workflows that do not exist', async () => {

@@ -41,7 +41,12 @@ export const GroupV3 = Type.Object({
 export type GroupV3 = Static<typeof GroupV3>
 
 const Name = Type.String({ minLength: 1, maxLength: LIMITS.groupName })
-const MentionName = Type.String({ minLength: 1, maxLength: LIMITS.groupMentionName })
+/**
+ * The published description's mention-name pattern, `^[a-z0-9\-\_\.]+$`, written without its
+ * needless escapes so that it also compiles as a unicode regular expression (as Ajv compiles patterns).
+ */
+export const MENTION_NAME_PATTERN = '^[a-z0-9._-]+$'
+const MentionName = Type.String({ minLength: 1, maxLength: LIMITS.groupMentionName, pattern: MENTION_NAME_PATTERN })
 
 export const CreateGroupV3 = Type.Object(
   {
