@@ -109,10 +109,16 @@ export function ensureLabels(ctx: ServiceContext, params: readonly LabelParams[]
 
 // ---- time and position ----
 
-/** Now, but always after `previous`: every change moves updated_at forward. */
+/** The last instant an ISO 8601 date-time writes with a four-digit year; one later is `+010000-…`, no date-time. */
+const LAST_DATE_TIME = Date.parse('9999-12-31T23:59:59.999Z')
+
+/**
+ * Now, but always after `previous`: every change moves updated_at forward, except
+ * past an imported 9999-12-31T23:59:59.999Z, where it stays (still a date-time).
+ */
 export function laterThan(previous: string, now: string): string {
   const p = Date.parse(previous)
-  return Date.parse(now) > p ? now : new Date(p + 1).toISOString()
+  return Date.parse(now) > p ? now : new Date(Math.min(p + 1, LAST_DATE_TIME)).toISOString()
 }
 
 function lastPosition(ctx: ServiceContext): number {

@@ -245,6 +245,17 @@ describe('v3 epic read, update and delete', () => {
     expect((await api.put(`/epics/${made.id}`, { completed_at_override: null })).body.completed_at_override).toBeNull()
   })
 
+  it('keeps updated_at a date-time after an import stamped it with the last one there is', async () => {
+    const api = v3(service)
+    const last = '9999-12-31T23:59:59.999Z'
+    const made = (await api.post('/epics', { name: 'From the far future', updated_at: last })).body
+    expect(made.updated_at).toBe(last)
+    // A change cannot move it later: one millisecond on is +010000-01-01, which no client reads as a date-time.
+    expect((await api.put(`/epics/${made.id}`, { name: 'Still far' })).body.updated_at).toBe(last)
+    expect((await api.post(`/epics/${made.id}/health`, { status: 'On Track' })).status).toBe(201)
+    expect((await api.get(`/epics/${made.id}`)).body.updated_at).toBe(last)
+  })
+
   it('maps the deprecated state to the workflow, keeping a state of the same type', async () => {
     const api = v3(service)
     const made = (await api.post('/epics', { name: 'States', epic_state_id: stateNamed('Planned') })).body
