@@ -138,6 +138,8 @@ async function start(): Promise<void> {
     side.connectivity.checkOs(true)
     side.schedule.resumed()
   })
+  // Coming back to the window is a reason to look again at once (the network may have changed meanwhile).
+  app.on('browser-window-focus', () => side.connectivity.checkOs(true))
 
   await createWindow(side)
   side.start()

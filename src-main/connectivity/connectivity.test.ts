@@ -4,7 +4,7 @@ import { testService } from '../../src-server/testing.ts'
 import type { RunningService } from '../../src-server/index.ts'
 import type { ConnectivityState } from '../../src-shared/ipc.ts'
 import { ManualClock } from './clock.ts'
-import { Connectivity } from './connectivity.ts'
+import { Connectivity, PROBE_EVERY_MS } from './connectivity.ts'
 import { httpProbe } from './probe.ts'
 
 /** A probe whose answers the test sets, counting its calls with their times. */
@@ -32,8 +32,6 @@ function monitor(options: { osOnline?: boolean } = {}) {
     clock,
     isOnline: () => os.online,
     probe: probe.probe,
-    osPollMs: 5_000,
-    probeBackoff: { firstMs: 1_000, factor: 2, maxMs: 8_000 },
     random: () => 0,
   })
   connectivity.onChange((state) => changes.push(state))
@@ -51,20 +49,22 @@ describe('Connectivity', () => {
     offline.connectivity.stop()
   })
 
-  it('goes offline on a failed request, probes with backoff, and comes back on the first probe that answers', async () => {
+  it('goes offline on a failed request, probes every 1.5 s however long the outage, and is back within 2 s of the service', async () => {
     const { clock, probe, changes, connectivity } = monitor()
     const start = clock.now()
     connectivity.reportRequest(false)
     expect(changes).toEqual([{ online: false, reason: 'request', since: start }])
 
-    await clock.advance(40_000)
-    // 1 s, then 2, 4, 8 and 8 again (the largest delay): never more often.
+    // A long outage: the probe never backs off (a HEAD of the root, outside the API's rate limit).
+    await clock.advance(3 * 60 * 60_000)
     const gaps = probe.calls.map((t, i) => t - (i === 0 ? start : probe.calls[i - 1]))
-    expect(gaps.slice(0, 6)).toEqual([1_000, 2_000, 4_000, 8_000, 8_000, 8_000])
+    expect(new Set(gaps)).toEqual(new Set([PROBE_EVERY_MS]))
 
     probe.reachable = true
-    await clock.advance(8_000)
+    const back = clock.now()
+    await clock.advance(2_000)
     expect(changes.at(-1)).toMatchObject({ online: true, reason: 'probe' })
+    expect(changes.at(-1)!.since - back).toBeLessThanOrEqual(PROBE_EVERY_MS)
     const probesWhenBack = probe.calls.length
     await clock.advance(60_000)
     expect(probe.calls.length).toBe(probesWhenBack)
@@ -89,15 +89,29 @@ describe('Connectivity', () => {
   it('believes the OS saying offline at once, does not probe without a network, and probes when the network is back', async () => {
     const { clock, os, probe, changes, connectivity } = monitor()
     os.online = false
-    await clock.advance(5_000)
+    await clock.advance(1_000)
     expect(changes.at(-1)).toMatchObject({ online: false, reason: 'os' })
     await clock.advance(60_000)
     expect(probe.calls).toEqual([])
 
+    // Back on a network: within a second of the OS saying so, a probe, and online.
     os.online = true
     probe.reachable = true
-    await clock.advance(5_000)
+    await clock.advance(1_000)
     expect(probe.calls.length).toBe(1)
+    expect(changes.at(-1)).toMatchObject({ online: true, reason: 'probe' })
+    connectivity.stop()
+  })
+
+  it('probes at once when asked (focus, resume, the user\'s Sync now), not waiting for the interval', async () => {
+    const { clock, probe, changes, connectivity } = monitor()
+    connectivity.reportRequest(false)
+    await clock.advance(PROBE_EVERY_MS + 100)
+    const before = probe.calls.length
+    probe.reachable = true
+    connectivity.checkOs(true)
+    await clock.advance(0)
+    expect(probe.calls.length).toBe(before + 1)
     expect(changes.at(-1)).toMatchObject({ online: true, reason: 'probe' })
     connectivity.stop()
   })

@@ -1,9 +1,12 @@
 // Whether the service can be reached. Three kinds of evidence, newest wins:
-// the OS (`net.isOnline()`, polled: Electron has no event for it in main),
-// the real outcome of the gateway's requests, and while offline a light
-// probe of the base URL with backoff. The OS saying "offline" is believed at
-// once; the OS saying "online" is only a reason to probe, because a captive
-// portal or a dead VPN also says "online".
+// the OS (`net.isOnline()`, polled each second: Electron has no event for it
+// in main), the real outcome of the gateway's requests, and while offline a
+// light probe of the base URL at a short fixed interval, so the app sees the
+// service back within seconds after an outage of any length (a HEAD of the
+// root, outside the API and its rate limit). The OS saying "offline" is
+// believed at once; the OS saying "online", the window's focus, resume from
+// sleep and the user's "Sync now" are reasons to probe at once, because a
+// captive portal or a dead VPN also says "online".
 import type { ConnectivityReason, ConnectivityState } from '../../src-shared/ipc.ts'
 import type { Clock, TimerHandle } from './clock.ts'
 
@@ -15,34 +18,33 @@ export interface ConnectivityOptions {
   probe: () => Promise<boolean>
   /** How often to ask the OS, in ms. */
   osPollMs?: number
-  /** Probe delays while offline: the first, the factor, the largest. */
-  probeBackoff?: { firstMs: number; factor: number; maxMs: number }
+  /** How often to probe while offline, in ms. */
+  probeEveryMs?: number
   /** 0..1, spreads probes so many clients waking at once do not probe in step. */
   random?: () => number
 }
 
 export type ConnectivityListener = (state: ConnectivityState) => void
 
-const DEFAULT_BACKOFF = { firstMs: 1_000, factor: 2, maxMs: 60_000 }
+/** Probes while offline: a service back after an outage is seen within this (and the probe's round trip). */
+export const PROBE_EVERY_MS = 1_500
 
 export class Connectivity {
   private current: ConnectivityState
   private readonly listeners = new Set<ConnectivityListener>()
-  private readonly backoff: { firstMs: number; factor: number; maxMs: number }
+  private readonly probeEveryMs: number
   private readonly osPollMs: number
   private readonly random: () => number
   private osOnline: boolean
-  private probeDelay: number
   private probeTimer: TimerHandle | undefined
   private pollTimer: TimerHandle | undefined
   private probing = false
   private stopped = true
 
   constructor(private readonly options: ConnectivityOptions) {
-    this.backoff = options.probeBackoff ?? DEFAULT_BACKOFF
-    this.osPollMs = options.osPollMs ?? 5_000
+    this.probeEveryMs = options.probeEveryMs ?? PROBE_EVERY_MS
+    this.osPollMs = options.osPollMs ?? 1_000
     this.random = options.random ?? Math.random
-    this.probeDelay = this.backoff.firstMs
     this.osOnline = options.isOnline()
     this.current = { online: this.osOnline, reason: 'start', since: options.clock.now() }
   }
@@ -81,8 +83,8 @@ export class Connectivity {
   }
 
   /**
-   * Asks the OS. The poll calls it; so does resume from sleep, with `probeNow`,
-   * because the network may have changed while the machine slept.
+   * Asks the OS. The poll calls it; so do resume from sleep, the window's focus and the user's "Sync now", with
+   * `probeNow`, because the network may have changed meanwhile.
    */
   checkOs(probeNow = false): void {
     const was = this.osOnline
@@ -92,18 +94,13 @@ export class Connectivity {
       this.set(false, 'os')
     } else if (!this.current.online && (!was || probeNow)) {
       // Back on a network: find out at once whether it reaches the service.
-      this.probeDelay = this.backoff.firstMs
       this.scheduleProbe(0)
     }
   }
 
   private set(online: boolean, reason: ConnectivityReason): void {
-    if (online) {
-      this.cancelProbe()
-      this.probeDelay = this.backoff.firstMs
-    } else if (!this.stopped && this.osOnline && this.probeTimer === undefined) {
-      this.scheduleProbe(this.probeDelay)
-    }
+    if (online) this.cancelProbe()
+    else if (!this.stopped && this.osOnline && this.probeTimer === undefined) this.scheduleProbe(this.probeEveryMs)
     if (online === this.current.online) return
     this.current = { online, reason, since: this.options.clock.now() }
     const state = this.state
@@ -122,7 +119,7 @@ export class Connectivity {
   private scheduleProbe(delayMs: number): void {
     if (this.stopped || this.probing) return
     this.cancelProbe()
-    // Up to a quarter less than the delay, never more: the backoff stays bounded.
+    // Up to a quarter less than the interval, never more: the service is seen back within it.
     const jittered = Math.round(delayMs * (1 - 0.25 * this.random()))
     this.probeTimer = this.options.clock.setTimeout(() => void this.runProbe(), jittered)
   }
@@ -149,7 +146,6 @@ export class Connectivity {
       this.set(true, 'probe')
       return
     }
-    this.probeDelay = Math.min(this.backoff.maxMs, this.probeDelay * this.backoff.factor)
-    if (this.osOnline && !this.current.online) this.scheduleProbe(this.probeDelay)
+    if (this.osOnline && !this.current.online) this.scheduleProbe(this.probeEveryMs)
   }
 }

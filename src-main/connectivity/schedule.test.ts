@@ -105,7 +105,6 @@ describe('SyncSchedule', () => {
       isOnline: () => true,
       probe: async () => reachable,
       random: () => 0,
-      probeBackoff: { firstMs: 1_000, factor: 2, maxMs: 4_000 },
     })
     const events: Array<[ScheduleEvent, string]> = []
     const sync = new SyncSchedule({ clock, online: () => connectivity.online, emit: (e, r) => events.push([e, r]) })

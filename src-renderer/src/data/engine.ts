@@ -69,7 +69,7 @@ export interface DataEngineOptions {
   /** The main side's 'sync-now' and 'replay-now'; without it, runs happen only when asked. */
   bridgeEvents?: BridgeEvents
   /** The outbox's replay (one pass over the queued writes). */
-  replay?: () => Promise<unknown>
+  replay?: EngineReplay
   clock?: () => number
   /** navigator.locks in a window (the default); the sync lock and, for the sweep of staged copies, the outbox lock. */
   lock?: LockFn
@@ -93,6 +93,9 @@ export interface DataEngine {
   stop(): Promise<void>
   readonly syncer: Syncer
 }
+
+/** One pass over the queued writes; `wake` ends a wait between its attempts at once. */
+export type EngineReplay = (() => Promise<unknown>) & { wake?: () => void }
 
 export function startDataEngine(options: DataEngineOptions): DataEngine {
   const { db } = options
@@ -132,7 +135,11 @@ export function startDataEngine(options: DataEngineOptions): DataEngine {
   let replaying: Promise<void> | null = null
   const replay = (): Promise<void> => {
     if (!options.replay || stopped) return Promise.resolve()
-    if (replaying) return replaying
+    if (replaying) {
+      // Asked again while a pass waits between attempts (Send now, the service back): it tries at once.
+      options.replay.wake?.()
+      return replaying
+    }
     replaying = options
       .replay()
       .then(() => undefined)
