@@ -3,7 +3,7 @@ import { journalOf } from './testing/contract/journals.ts'
 
 export default defineConfig({
   test: {
-    include: ['src-*/**/*.test.ts', 'e2e/host/**/*.test.ts', 'scripts/**/*.test.ts', 'testing/**/*.test.ts'],
+    include: ['src-*/**/*.test.ts', 'scripts/**/*.test.ts', 'testing/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // The service tests start real HTTP servers; two workers suit a 2-core machine.

@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { Gateway } from '../src-main/gateway/index.ts'
 import { OutpostDb } from '../src-renderer/src/data/db.ts'
-import { gatewayTransport } from '../src-renderer/src/data/gateway-transport.ts'
+import { gatewayTransport } from '../testing/gateway-transport.ts'
 import type { Transport } from '../src-renderer/src/data/transport.ts'
 import { startService, type RunningService } from '../src-server/index.ts'
 

@@ -16,7 +16,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createSyncer, DEFAULT_SYNC_OPTIONS } from '../src-renderer/src/data/sync/index.ts'
 import type { RunningService } from '../src-server/index.ts'
-import { v3, v4 } from '../src-server/testing.ts'
+import { v3, v4 } from '../testing/service.ts'
 import type { Mirror } from './baseline/bootstrap.ts'
 import { currentMarks, syncChanges, type Marks } from './baseline/incremental.ts'
 import { officialClient } from './baseline/official.ts'

@@ -1,5 +1,5 @@
 // Benchmark: the interface, in Chromium, through the browser
-// host (e2e/host: the built renderer and the real main side), against the
+// host (src-web: the built renderer and the real main side), against the
 // local service seeded as for the bootstrap (10,000 epics, 2,000 docs of ~5 KB
 // markdown, 1,000 files and the reference data) under the same scaled limit.
 // Each round, on a fresh service, host and browser profile:
@@ -37,8 +37,8 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Page } from 'playwright-core'
-import { MemorySecretStore } from '../e2e/host/memory-secrets.ts'
-import { startWebApp, type WebApp } from '../e2e/host/web-app.ts'
+import { MemorySecretStore } from '../src-web/memory-secrets.ts'
+import { startWebApp, type WebApp } from '../src-web/web-app.ts'
 import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
 import { OPEN_MARKS } from '../src-renderer/src/data/early-open.ts'
 import { SEARCH_MARKS } from '../src-renderer/src/data/search/index.ts'

@@ -27,7 +27,7 @@ import { outboxActions } from '../src-renderer/src/data/actions.ts'
 import { replay, type ReplayResult } from '../src-renderer/src/data/outbox/index.ts'
 import { createSyncer } from '../src-renderer/src/data/sync/index.ts'
 import type { RunningService } from '../src-server/index.ts'
-import { v3 } from '../src-server/testing.ts'
+import { v3 } from '../testing/service.ts'
 import { officialClient } from './baseline/official.ts'
 import { sendOneByOne, type QueuedChanges } from './baseline/replay.ts'
 import {

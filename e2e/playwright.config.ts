@@ -1,5 +1,5 @@
 // The end-to-end suite: Outpost's built renderer in Debian's Chromium, through
-// the browser host (e2e/host), against the local service. Every test starts
+// the browser host (src-web), against the local service. Every test starts
 // its own service and host (e2e/fixtures/outpost.ts), so tests share nothing
 // and run in any order, two at a time on a 2-core machine.
 //

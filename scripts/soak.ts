@@ -4,7 +4,7 @@
 // finding: a change lost, doubled or wrong on the service, or stuck in the outbox.
 import { parseArgs } from 'node:util'
 import { parseRateLimit } from '../src-server/ratelimit.ts'
-import { clean, DEFAULT_PACE, formatReport, runSoak } from '../src-renderer/src/data/soak/index.ts'
+import { clean, DEFAULT_PACE, formatReport, runSoak } from '../testing/soak/index.ts'
 
 const { values } = parseArgs({
   options: {

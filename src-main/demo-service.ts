@@ -6,7 +6,7 @@
 // - a development build launched any other way runs the service's CLI with
 //   Node (`startDemoProcess`: Node, not Electron, because the service's SQLite
 //   module is built for Node's ABI);
-// - the browser host starts it in its own process (e2e/host/web-app.ts).
+// - the browser host starts it in its own process (src-web/web-app.ts).
 // A packaged app does not ship the service: it has no launcher, and
 // `demo.sign-in` answers `unsupported`.
 import { spawn, type ChildProcess } from 'node:child_process'

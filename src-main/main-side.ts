@@ -1,7 +1,7 @@
 // The main side put together, without Electron: accounts, the current
 // workspace's gateway, connectivity, the sync schedule, our file folders, the
 // demo launcher and the handler table.
-// The Electron entry (index.ts) and the browser host (e2e/host) both open it
+// The Electron entry (index.ts) and the browser host (src-web) both open it
 // and only add their own transport (ipcMain or a WebSocket) and OS hooks.
 import { join } from 'node:path'
 import type { AppInfo } from '../src-shared/ipc.ts'

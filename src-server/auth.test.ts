@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Tokens } from './auth.ts'
 import type { RunningService } from './index.ts'
 import type { MemberRecord } from './resources/members/member.ts'
-import { Client, anonymous, testService, v3, v4, v4Root } from './testing.ts'
+import { Client, anonymous, testService, v3, v4, v4Root } from '../testing/service.ts'
 
 let service: RunningService
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { ShortcutV4Client, summarizeShortcutV4Error } from '@shortcut/client/v4'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from './index.ts'
-import { testService } from './testing.ts'
+import { testService } from '../testing/service.ts'
 
 let service: RunningService
 let v3: ShortcutClient

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import type { RunningService } from './index.ts'
-import { testService } from './testing.ts'
+import { testService } from '../testing/service.ts'
 
 const SPEC = join(__dirname, '../../shared/spec/api-2-endpoints-auth-events-errors-limits.md')
 

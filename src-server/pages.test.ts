@@ -2,7 +2,7 @@
 // while other clients insert and update, which must neither skip nor repeat.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from './index.ts'
-import { testService, v4, walk } from './testing.ts'
+import { testService, v4, walk } from '../testing/service.ts'
 
 let service: RunningService
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startService, type RunningService } from './index.ts'
 import { parseRateLimit } from './ratelimit.ts'
-import { anonymous, testService, v4, v4Root } from './testing.ts'
+import { anonymous, testService, v4, v4Root } from '../testing/service.ts'
 
 describe('fault injection', () => {
   let service: RunningService

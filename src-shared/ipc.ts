@@ -375,7 +375,7 @@ export interface OutpostBridge {
 export const BRIDGE_GLOBAL = 'outpost'
 
 // ---------------------------------------------------------------------------
-// The same contract over a WebSocket, for the browser host (e2e/host) and the
+// The same contract over a WebSocket, for the browser host (src-web) and the
 // renderer's bridge when there is no preload (src-renderer/src/lib/bridge.ts).
 
 export const HOST_BRIDGE_PATH = '/bridge'

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { request } from 'undici'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../src-server/index.ts'
-import { testService, v3, v4Root } from '../../src-server/testing.ts'
+import { testService, v3, v4Root } from '../../testing/service.ts'
 import { SafeStorageStore } from '../secrets/safe-storage.ts'
 import { Gateway } from '../gateway/index.ts'
 import { fakeSafeStorage, filesHolding, filesUnder } from '../secrets/testing.ts'
@@ -60,7 +60,8 @@ async function closedPort(): Promise<number> {
 async function proxyWithout(target: string, header: string): Promise<{ baseUrl: string; dropped(): number; close(): Promise<void> }> {
   let dropped = 0
   const server = createHttpServer(async (req, res) => {
-    const headers = { ...req.headers }
+    // Another client now: what reaches the service is not what Outpost sent.
+    const headers = { ...req.headers, 'user-agent': 'header-dropping proxy' }
     if (headers[header] !== undefined) dropped++
     delete headers[header]
     delete headers.host

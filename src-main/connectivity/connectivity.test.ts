@@ -1,6 +1,6 @@
 import { createServer, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { testService } from '../../src-server/testing.ts'
+import { testService } from '../../testing/service.ts'
 import type { RunningService } from '../../src-server/index.ts'
 import type { ConnectivityState } from '../../src-shared/ipc.ts'
 import { ManualClock } from './clock.ts'

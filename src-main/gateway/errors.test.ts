@@ -4,7 +4,7 @@
 import { createServer } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../src-server/index.ts'
-import { testService, v3 } from '../../src-server/testing.ts'
+import { testService, v3 } from '../../testing/service.ts'
 import { GatewayError } from './errors.ts'
 import { Gateway, type GatewayOptions } from './gateway.ts'
 

@@ -9,7 +9,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { UploadedFileV3 } from '../../src-shared/api/v3/files.ts'
 import type { RunningService } from '../../src-server/index.ts'
-import { testService } from '../../src-server/testing.ts'
+import { testService } from '../../testing/service.ts'
 import { GatewayError } from './errors.ts'
 import { Gateway, type DownloadProgress, type UploadProgress } from './gateway.ts'
 

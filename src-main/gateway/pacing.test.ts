@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Lane, OperationName } from '../../src-shared/api/operations.ts'
 import type { RunningService } from '../../src-server/index.ts'
-import { testService } from '../../src-server/testing.ts'
+import { testService } from '../../testing/service.ts'
 import { Gateway } from './gateway.ts'
 
 interface Watched {

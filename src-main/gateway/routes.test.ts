@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { OPERATIONS, type Operation } from '../../src-shared/api/operations.ts'
 import type { RunningService } from '../../src-server/index.ts'
-import { testService } from '../../src-server/testing.ts'
+import { testService } from '../../testing/service.ts'
 
 let service: RunningService
 beforeAll(async () => {

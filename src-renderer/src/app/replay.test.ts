@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startDataEngine } from '../data/engine.ts'
 import { outboxRecords, outboxStatus } from '../data/outbox/index.ts'
-import { actionsFor, fillCache, startKit, type Kit } from '../data/outbox/test-kit.ts'
+import { actionsFor, fillCache, startKit, type Kit } from '../../../testing/outbox-kit.ts'
 import type { ApiRequest, Transport } from '../data/transport.ts'
 import type { OperationName } from '../../../src-shared/api/operations.ts'
 import { replayFor } from './replay.ts'

@@ -4,12 +4,12 @@
 // for the first, and finds nothing left to send.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { OperationName } from '../../../src-shared/api/operations.ts'
-import { v4 } from '../../../src-server/testing.ts'
+import { v4 } from '../../../testing/service.ts'
 import { createProcessLock, platformLock, processLock, webLock } from './lock.ts'
 import { replay } from './outbox/replay.ts'
-import { actionsFor, counting, fillCache, gated, replayFast, startKit, type Kit } from './outbox/test-kit.ts'
+import { actionsFor, counting, fillCache, gated, replayFast, startKit, type Kit } from '../../../testing/outbox-kit.ts'
 import { createSyncer } from './sync/index.ts'
-import { bootstrapFloor, countingTransport, startWorld, type World } from './sync/testing.ts'
+import { bootstrapFloor, countingTransport, startWorld, type World } from '../../../testing/sync-kit.ts'
 import { TransportError } from './transport.ts'
 import type { CachedEpic } from './types.ts'
 

@@ -6,7 +6,7 @@ import { liveQuery } from 'dexie'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { mergedDocEpics, mergedEpic, mergedEpics, overlayOf } from './overlay.ts'
 import { outboxStatus, type OutboxStatus } from './outbox/records.ts'
-import { actionsFor, fillCache, offline, replayFast, startKit, type Kit } from './outbox/test-kit.ts'
+import { actionsFor, fillCache, offline, replayFast, startKit, type Kit } from '../../../testing/outbox-kit.ts'
 import type { CachedEpic } from './types.ts'
 
 let kit: Kit

@@ -5,11 +5,11 @@
 // (it was never sent) and the change it showed goes with it. Against the real
 // service, over fake-indexeddb.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v3 } from '../../../src-server/testing.ts'
+import { v3 } from '../../../testing/service.ts'
 import { outboxActions } from './actions.ts'
 import { startDataEngine, type DataEngine } from './engine.ts'
 import { outboxRecords, outboxStatus, replay } from './outbox/index.ts'
-import { fastSleep, offline, startKit, type Kit } from './outbox/test-kit.ts'
+import { fastSleep, offline, startKit, type Kit } from '../../../testing/outbox-kit.ts'
 import { mergedEpic, mergedLabels } from './overlay.ts'
 import { dataProblems, discardUnreadable, reportCacheProblems, reportProblems } from './problems.ts'
 

@@ -1,7 +1,7 @@
 // Categories over v3 and v4: every operation's success and error paths.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
-import { testService, v3, v4, walk } from '../../testing.ts'
+import { testService, v3, v4, walk } from '../../../testing/service.ts'
 
 let service: RunningService
 beforeAll(async () => {
@@ -70,6 +70,18 @@ describe('v3 categories', () => {
     const obs = await v3(service, service.tokens.observer).post('/categories', { name: 'obs' })
     expect(obs.status).toBe(403)
     expect(obs.body.tag).toBe('observer')
+  })
+})
+
+describe('colours', () => {
+  it('takes any CSS hexadecimal colour, as the spec says (the published description allows #rrggbb only)', async () => {
+    const api = v3(service)
+    for (const color of ['#abc', '#abcd', '#a1b2c3', '#a1b2c3d4']) {
+      const made = await api.post('/categories', { name: `Colour ${color}`, color })
+      expect(made.status).toBe(201)
+      expect((await api.get(`/categories/${made.body.id}`)).body.color).toBe(color)
+    }
+    expect((await api.post('/categories', { name: 'Named colour', color: 'red' })).status).toBe(400)
   })
 })
 

@@ -3,7 +3,7 @@
 // and the stories that have a value set.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
-import { anonymous, testService, v3, v4, walk } from '../../testing.ts'
+import { anonymous, testService, v3, v4, walk } from '../../../testing/service.ts'
 import { at, insertStory } from '../stories/test-fixtures.ts'
 import { customFields, type CustomFieldRecord } from './field.ts'
 

@@ -2,7 +2,7 @@
 // switch, and v4 read/update/delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
-import { anonymous, testService, v3, v4 } from '../../testing.ts'
+import { anonymous, testService, v3, v4 } from '../../../testing/service.ts'
 import { customFields } from '../custom-fields/field.ts'
 import type { MemberRecord } from '../members/member.ts'
 import { insertStory } from '../stories/test-fixtures.ts'

@@ -2,8 +2,8 @@
 // and history), and how both show in the v4 epic.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
-import { anonymous, testService, v3 } from '../../testing.ts'
-import { UUID_NOBODY, memberId, recordActivity, v4 } from './test-fixtures.ts'
+import { anonymous, testService, v3 } from '../../../testing/service.ts'
+import { UUID_NOBODY, memberId, recordActivity, v4 } from '../../../testing/epic-fixtures.ts'
 
 let service: RunningService
 let ada: string

@@ -2,8 +2,8 @@
 // name, archive), delete, unlink-planner and the epic workflow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
-import { anonymous, testService, v3 } from '../../testing.ts'
-import { UUID_NOBODY, memberId, objectiveIds, recordActivity, teamIds } from './test-fixtures.ts'
+import { anonymous, testService, v3 } from '../../../testing/service.ts'
+import { UUID_NOBODY, memberId, objectiveIds, recordActivity, teamIds } from '../../../testing/epic-fixtures.ts'
 
 let service: RunningService
 let ada: string

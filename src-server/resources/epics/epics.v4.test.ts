@@ -3,8 +3,8 @@
 import { setTimeout } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
-import { anonymous, testService, v3, walk } from '../../testing.ts'
-import { UUID_NOBODY, memberId, objectiveIds, recordActivity, teamIds, v4 } from './test-fixtures.ts'
+import { anonymous, testService, v3, walk } from '../../../testing/service.ts'
+import { UUID_NOBODY, memberId, objectiveIds, recordActivity, teamIds, v4 } from '../../../testing/epic-fixtures.ts'
 
 let service: RunningService
 let ada: string

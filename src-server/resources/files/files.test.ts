@@ -7,7 +7,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Tokens } from '../../auth.ts'
 import { startService, type RunningService } from '../../index.ts'
-import { anonymous, testService, v3, type Client } from '../../testing.ts'
+import { anonymous, testService, v3, type Client } from '../../../testing/service.ts'
 import type { MemberRecord } from '../members/member.ts'
 import { outpostLogo } from './png.ts'
 

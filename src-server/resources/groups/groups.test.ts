@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
 import type { Activity } from '../../context.ts'
-import { anonymous, testService, v3 } from '../../testing.ts'
+import { anonymous, testService, v3 } from '../../../testing/service.ts'
 import type { MemberRecord } from '../members/member.ts'
 import { insertStory } from '../stories/test-fixtures.ts'
 

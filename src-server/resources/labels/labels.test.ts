@@ -1,7 +1,7 @@
 // v3 labels: the list, and the stories of a label.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
-import { anonymous, testService, v3 } from '../../testing.ts'
+import { anonymous, testService, v3 } from '../../../testing/service.ts'
 import { insertStory } from '../stories/test-fixtures.ts'
 import { findOrCreateLabel } from './label.ts'
 

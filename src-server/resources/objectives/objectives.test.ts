@@ -2,7 +2,7 @@
 // the objectives of a category (v3 and v4), categories found or made by name.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
-import { anonymous, testService, v3, v4, walk } from '../../testing.ts'
+import { anonymous, testService, v3, v4, walk } from '../../../testing/service.ts'
 import { at, insertStory } from '../stories/test-fixtures.ts'
 
 let service: RunningService

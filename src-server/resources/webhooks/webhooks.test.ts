@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
-import { anonymous, testService, v3, v4 } from '../../testing.ts'
+import { anonymous, testService, v3, v4 } from '../../../testing/service.ts'
 
 interface Received {
   headers: IncomingHttpHeaders

@@ -3,10 +3,10 @@
 // only the bad item fails; one whose answer is lost is looked up by external_id
 // in one go, and only what the service does not have is sent again.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v3 } from '../../../../src-server/testing.ts'
+import { v3 } from '../../../../testing/service.ts'
 import { mergedEpic } from '../overlay.ts'
 import { outboxRecords, outboxStatus } from './records.ts'
-import { actionsFor, counting, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, offline, replayFast, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 beforeEach(async () => {

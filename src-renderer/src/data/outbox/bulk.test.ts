@@ -1,11 +1,11 @@
 // Epic updates go in bulk (PATCH /epics/bulk, up to 100 a request); a bulk the
 // service refuses is sent again item by item, so only the bad item fails.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v3 } from '../../../../src-server/testing.ts'
+import { v3 } from '../../../../testing/service.ts'
 import { mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords, outboxStatus } from './records.ts'
-import { actionsFor, counting, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, offline, replayFast, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]

@@ -1,11 +1,11 @@
 // Coalescing of writes not yet in flight, each rule against the real service:
 // what is queued, what is shown, and which requests replay sends.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { epicsWithExternalId, v4 } from '../../../../src-server/testing.ts'
+import { epicsWithExternalId, v4 } from '../../../../testing/service.ts'
 import { mergedComments, mergedDocEpics, mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
-import { actionsFor, counting, gated, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, gated, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]

@@ -2,11 +2,11 @@
 // request (one page of "epics changed since" when few changed, every epic at
 // once when many did), and still finding every conflict.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v4 } from '../../../../src-server/testing.ts'
+import { v4 } from '../../../../testing/service.ts'
 import { mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
-import { actionsFor, counting, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, offline, replayFast, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 beforeEach(async () => {

@@ -2,11 +2,11 @@
 // queued; fields only one side changed merge without asking; a 404 on update is
 // "deleted elsewhere". And how each is resolved.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v3, v4 } from '../../../../src-server/testing.ts'
+import { v3, v4 } from '../../../../testing/service.ts'
 import { mergedComments, mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords, outboxStatus, resolveConflict } from './records.ts'
-import { actionsFor, counting, fillComments, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, fillComments, offline, replayFast, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]

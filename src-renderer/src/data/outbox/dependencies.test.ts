@@ -1,12 +1,12 @@
 // Writes that name an entity created offline wait for its create, and are
 // rewritten to the service's id once it is confirmed.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v3, v4 } from '../../../../src-server/testing.ts'
+import { v3, v4 } from '../../../../testing/service.ts'
 import { mergedComments, mergedEpic, mergedObjective } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
 import { readyRecords } from './replay.ts'
-import { actionsFor, gated, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from './test-kit.ts'
+import { actionsFor, gated, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]

@@ -4,11 +4,11 @@
 // and nothing else.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { seededRandom } from '../../../../src-server/faults.ts'
-import { epicsWithExternalId, v3, v4, walk } from '../../../../src-server/testing.ts'
+import { epicsWithExternalId, v3, v4, walk } from '../../../../testing/service.ts'
 import { mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords, outboxStatus } from './records.ts'
-import { actionsFor, counting, fillCache, fillComments, killing, offline, replayFast, startFilledKit, tempFile, type Kit } from './test-kit.ts'
+import { actionsFor, counting, fillCache, fillComments, killing, offline, replayFast, startFilledKit, tempFile, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]

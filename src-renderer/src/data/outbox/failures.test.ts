@@ -1,12 +1,12 @@
 // Writes the service refuses (fix and retry, or discard), a refused or
 // read-only token, and failures that only need time (5xx, network).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { epicsWithExternalId, v4 } from '../../../../src-server/testing.ts'
+import { epicsWithExternalId, v4 } from '../../../../testing/service.ts'
 import { READ_ONLY_MESSAGE, WriteRefused } from '../actions.ts'
 import { mergedComments, mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { discardRecord, outboxRecords, outboxStatus, retryRecord } from './records.ts'
-import { actionsFor, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from './test-kit.ts'
+import { actionsFor, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]

@@ -4,11 +4,11 @@
 // deleted by sync goes the same way: sync/files.ts and sync/sync.ts.)
 import { access } from 'node:fs/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v3 } from '../../../../src-server/testing.ts'
+import { v3 } from '../../../../testing/service.ts'
 import { startDataEngine, type DataEngine } from '../engine.ts'
 import type { CachedFile } from '../types.ts'
 import { outboxStatus } from './records.ts'
-import { actionsFor, offline, replayFast, startFilledKit, type Kit } from './test-kit.ts'
+import { actionsFor, offline, replayFast, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 let engine: DataEngine

@@ -2,13 +2,13 @@
 // wait for it and go with its service id. Names are unique: one the service
 // already has fails the label with its message, and the epic waits.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v3, v4 } from '../../../../src-server/testing.ts'
+import { v3, v4 } from '../../../../testing/service.ts'
 import { WriteRefused } from '../actions.ts'
 import { mergedEpic, mergedLabels } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { discardRecord, outboxRecords, outboxStatus, retryRecord } from './records.ts'
 import { readyRecords } from './replay.ts'
-import { actionsFor, counting, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from './test-kit.ts'
+import { actionsFor, counting, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]

@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startService } from '../../../../src-server/index.ts'
-import { epicsWithExternalId, v3, v4 } from '../../../../src-server/testing.ts'
+import { epicsWithExternalId, v3, v4 } from '../../../../testing/service.ts'
 import { mergedComments, mergedDocEpics, mergedEpic, mergedEpics, mergedFiles, mergedLinkedFiles } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxStatus } from './records.ts'
-import { actionsFor, fillCache, fillComments, offline, replayFast, replayUntilDone, startFilledKit, startKitOn, tempFile, type Kit } from './test-kit.ts'
+import { actionsFor, fillCache, fillComments, offline, replayFast, replayUntilDone, startFilledKit, startKitOn, tempFile, type Kit } from '../../../../testing/outbox-kit.ts'
 
 describe('offline edits', () => {
   let kit: Kit

@@ -11,7 +11,7 @@ import { startDataEngine } from '../engine.ts'
 import { createProcessLock, outboxLockName } from '../lock.ts'
 import { outboxRecords } from './records.ts'
 import { stagedPaths, sweepStagedCopies } from './staged.ts'
-import { actionsFor, offline, startKit, tempFile, type Kit } from './test-kit.ts'
+import { actionsFor, offline, startKit, tempFile, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 beforeEach(async () => {

@@ -4,10 +4,10 @@
 // uploader, never one file for two records) before anything goes again.
 import { rm } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
-import { v3 } from '../../../../src-server/testing.ts'
+import { v3 } from '../../../../testing/service.ts'
 import { mergedFile } from '../overlay.ts'
 import { outboxRecords, outboxStatus } from './records.ts'
-import { actionsFor, counting, offline, replayFast, startKit, tempFile, type Kit } from './test-kit.ts'
+import { actionsFor, counting, offline, replayFast, startKit, tempFile, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 afterEach(async () => kit.close())

@@ -5,11 +5,11 @@
 // of problems in `meta` names each one.
 import 'fake-indexeddb/auto'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { v3 } from '../../../../src-server/testing.ts'
+import { v3 } from '../../../../testing/service.ts'
 import { outboxActions } from '../actions.ts'
 import { startDataEngine, type DataEngine } from '../engine.ts'
 import { outboxRecords, outboxStatus, replay } from '../outbox/index.ts'
-import { fastSleep, startKit, type Kit } from '../outbox/test-kit.ts'
+import { fastSleep, startKit, type Kit } from '../../../../testing/outbox-kit.ts'
 import { mergedComments, mergedDoc, mergedDocs, mergedEpic, mergedEpics, mergedHealth } from '../overlay.ts'
 import { dataProblems } from '../problems.ts'
 

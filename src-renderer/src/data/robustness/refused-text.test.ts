@@ -3,10 +3,10 @@
 // record holds exactly the text, through further passes and a restart, the
 // screens still show it, and once fixed it lands as written.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v3 } from '../../../../src-server/testing.ts'
+import { v3 } from '../../../../testing/service.ts'
 import { outboxActions } from '../actions.ts'
 import { outboxRecords, outboxStatus } from '../outbox/index.ts'
-import { counting, fillCache, replayFast, startKit, type Kit } from '../outbox/test-kit.ts'
+import { counting, fillCache, replayFast, startKit, type Kit } from '../../../../testing/outbox-kit.ts'
 import { mergedDoc, mergedEpic } from '../overlay.ts'
 import type { OutpostDb } from '../db.ts'
 

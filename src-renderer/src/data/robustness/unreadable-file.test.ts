@@ -12,7 +12,7 @@ import { BridgeError, type Bridge } from '../../lib/bridge.ts'
 import { outboxActions, WriteRefused } from '../actions.ts'
 import { bridgeTransport } from '../bridge-transport.ts'
 import { outboxStatus } from '../outbox/index.ts'
-import { startKit, tempFile, type Kit } from '../outbox/test-kit.ts'
+import { startKit, tempFile, type Kit } from '../../../../testing/outbox-kit.ts'
 import { TransportError, type Transport } from '../transport.ts'
 
 let kit: Kit

@@ -3,7 +3,7 @@
 // exercises the rescans), then an incremental run after a change on the service.
 import { afterEach, expect, it } from 'vitest'
 import { createSyncer } from '../sync/index.ts'
-import { startWorld, type World } from '../sync/testing.ts'
+import { startWorld, type World } from '../../../../testing/sync-kit.ts'
 import { createSearch } from './index.ts'
 import { markdownText, terms } from './text.ts'
 

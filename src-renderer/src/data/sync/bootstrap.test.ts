@@ -1,10 +1,10 @@
 // Bootstrap: the whole workspace in the cache, in exactly the request floor
 // sync.ts works out, with progress for every kind.
 import { afterEach, describe, expect, it } from 'vitest'
-import { v3 } from '../../../../src-server/testing.ts'
+import { v3 } from '../../../../testing/service.ts'
 import { createSyncer, isBootstrapped, SYNC_KINDS, type SyncProgress } from './index.ts'
 import { EPIC_V3_FIELDS, EPIC_V4_FIELDS, DOC_V4_FIELDS } from '../convert.ts'
-import { bootstrapFloor, countingTransport, pages, serviceCounts, startWorld, type World } from './testing.ts'
+import { bootstrapFloor, countingTransport, pages, serviceCounts, startWorld, type World } from '../../../../testing/sync-kit.ts'
 
 let world: World | undefined
 afterEach(async () => {

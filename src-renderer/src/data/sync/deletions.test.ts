@@ -3,10 +3,10 @@
 // Local unconfirmed changes (overlay, outbox) are never touched by sync.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { existsSync } from 'node:fs'
-import { v3 } from '../../../../src-server/testing.ts'
+import { v3 } from '../../../../testing/service.ts'
 import type { OutboxRecord, OverlayRow } from '../types.ts'
 import { createSyncer, DEFAULT_SYNC_OPTIONS, FileGoneError, type Syncer } from './index.ts'
-import { countingTransport, serviceCounts, startWorld, type World } from './testing.ts'
+import { countingTransport, serviceCounts, startWorld, type World } from '../../../../testing/sync-kit.ts'
 
 let world: World
 let localNow = 5_000_000

@@ -10,7 +10,7 @@ import type { EventChannel, EventOf } from '../../../../src-shared/ipc.ts'
 import { startDataEngine, syncStatus, type BridgeEvents, type SyncStatus } from '../engine.ts'
 import type { OutpostDb } from '../db.ts'
 import { readCheckpoints } from './index.ts'
-import { bootstrapFloor, countingTransport, startWorld, type World } from './testing.ts'
+import { bootstrapFloor, countingTransport, startWorld, type World } from '../../../../testing/sync-kit.ts'
 
 let world: World
 beforeAll(async () => {

@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { gatewayTransport } from '../gateway-transport.ts'
+import { gatewayTransport } from '../../../../testing/gateway-transport.ts'
 import type { CachedFile } from '../types.ts'
 import { createSyncer, DEFAULT_SYNC_OPTIONS } from './index.ts'
-import { countingTransport, startWorld, type World } from './testing.ts'
+import { countingTransport, startWorld, type World } from '../../../../testing/sync-kit.ts'
 
 let world: World
 beforeAll(async () => {

@@ -3,9 +3,9 @@
 // boundary) are never skipped; rows already cached are not rewritten; whole
 // lists are fetched again only when due.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { v3, v4 } from '../../../../src-server/testing.ts'
+import { v3, v4 } from '../../../../testing/service.ts'
 import { createSyncer, DEFAULT_SYNC_OPTIONS, type Syncer } from './index.ts'
-import { countingTransport, startWorld, type World } from './testing.ts'
+import { countingTransport, startWorld, type World } from '../../../../testing/sync-kit.ts'
 
 let world: World
 /** The service's clock: frozen unless a test moves it. */

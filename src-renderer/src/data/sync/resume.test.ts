@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TransportError } from '../transport.ts'
 import { createSyncer, readCheckpoints } from './index.ts'
-import { bootstrapFloor, countingTransport, serviceCounts, startWorld, type World } from './testing.ts'
+import { bootstrapFloor, countingTransport, serviceCounts, startWorld, type World } from '../../../../testing/sync-kit.ts'
 import type { OperationName } from '../../../../src-shared/api/operations.ts'
 
 let world: World

@@ -5,12 +5,12 @@
 // (discard.ts) and the sweep of copies no queued upload names (sweep.ts).
 import { mkdir } from 'node:fs/promises'
 import { basename, join } from 'node:path'
-import type { Gateway } from '../../../src-main/gateway/index.ts'
-import { discardOwnFile } from '../../../src-main/files/discard.ts'
-import { stageCopy, UnreadableFileError } from '../../../src-main/files/staging.ts'
-import { sweepStaged } from '../../../src-main/files/sweep.ts'
-import type { OperationName } from '../../../src-shared/api/operations.ts'
-import { TransportError, UnreadableFile, type ApiRequest, type FileOnDisk, type Transport } from './transport.ts'
+import type { Gateway } from '../src-main/gateway/index.ts'
+import { discardOwnFile } from '../src-main/files/discard.ts'
+import { stageCopy, UnreadableFileError } from '../src-main/files/staging.ts'
+import { sweepStaged } from '../src-main/files/sweep.ts'
+import type { OperationName } from '../src-shared/api/operations.ts'
+import { TransportError, UnreadableFile, type ApiRequest, type FileOnDisk, type Transport } from '../src-renderer/src/data/transport.ts'
 
 /** `staging`: one workspace's staging folder (the main side keeps one per account); `cache`: where downloads go. */
 export function gatewayTransport(gateway: Gateway, folders: { staging: string; cache: string }): Transport {

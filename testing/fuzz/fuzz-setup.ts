@@ -2,8 +2,8 @@
 // replays; FUZZ_SEED and FUZZ_RUNS change them (FUZZ_RUNS=300 for a long run).
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { RunningService } from '../index.ts'
-import { KINDS, type Kind } from '../kinds.ts'
+import type { RunningService } from '../../src-server/index.ts'
+import { KINDS, type Kind } from '../../src-server/kinds.ts'
 import type { IdPools } from './arbitraries.ts'
 import { storedIds } from './harness.ts'
 

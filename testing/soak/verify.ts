@@ -4,7 +4,7 @@
 //   lost:       an intended entity (or link) is missing
 //   duplicated: an intended create is there more than once
 //   wrong:      there, but a field differs; or there when it should be gone; or there unasked
-import { htmlToMarkdown, markdownToHtml } from '../../../../src-server/resources/docs/markdown.ts'
+import { htmlToMarkdown, markdownToHtml } from '../../src-server/resources/docs/markdown.ts'
 import { REF_FIELDS, SET_FIELDS, TAG_FIELD, linkKey, tagOf, type Entity, type Kind, type Model } from './model.ts'
 import type { Fields, ServiceState } from './service-state.ts'
 

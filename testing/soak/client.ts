@@ -10,16 +10,16 @@
 // a request still on its way after the restart is a race no client can win
 // without idempotency keys on the service).
 import { IDBKeyRange, type IDBFactory } from 'fake-indexeddb'
-import { Gateway } from '../../../../src-main/gateway/index.ts'
-import type { RunningService } from '../../../../src-server/index.ts'
-import type { OperationName } from '../../../../src-shared/api/operations.ts'
-import { outboxActions, type Actions } from '../actions.ts'
-import { OutpostDb } from '../db.ts'
-import { startDataEngine, type DataEngine } from '../engine.ts'
+import { Gateway } from '../../src-main/gateway/index.ts'
+import type { RunningService } from '../../src-server/index.ts'
+import type { OperationName } from '../../src-shared/api/operations.ts'
+import { outboxActions, type Actions } from '../../src-renderer/src/data/actions.ts'
+import { OutpostDb } from '../../src-renderer/src/data/db.ts'
+import { startDataEngine, type DataEngine } from '../../src-renderer/src/data/engine.ts'
 import { gatewayTransport } from '../gateway-transport.ts'
-import { createProcessLock } from '../lock.ts'
-import { replay } from '../outbox/index.ts'
-import { TransportError, type ApiRequest, type FileOnDisk, type Transport } from '../transport.ts'
+import { createProcessLock } from '../../src-renderer/src/data/lock.ts'
+import { replay } from '../../src-renderer/src/data/outbox/index.ts'
+import { TransportError, type ApiRequest, type FileOnDisk, type Transport } from '../../src-renderer/src/data/transport.ts'
 
 /** The service's limit and the gateway's pacing, scaled down from 200 a minute so that a soak ends. */
 export interface Pace {

@@ -24,12 +24,12 @@ import {
   type EventOf,
   type HostClientMessage,
   type HostMessage,
-} from '../../src-shared/ipc.ts'
-import { accountStagingFolder, stageBytes } from '../../src-main/files/staging.ts'
-import { dispatch } from '../../src-main/ipc/dispatch.ts'
-import type { MainSide } from '../../src-main/main-side.ts'
-import { contentSecurityPolicy } from '../../src-main/shell/content-security-policy.ts'
-import { contentTypeOf, resolveRendererFile } from '../../src-main/shell/app-protocol.ts'
+} from '../src-shared/ipc.ts'
+import { accountStagingFolder, stageBytes } from '../src-main/files/staging.ts'
+import { dispatch } from '../src-main/ipc/dispatch.ts'
+import type { MainSide } from '../src-main/main-side.ts'
+import { contentSecurityPolicy } from '../src-main/shell/content-security-policy.ts'
+import { contentTypeOf, resolveRendererFile } from '../src-main/shell/app-protocol.ts'
 
 export interface HostOptions {
   /** The built renderer (out/renderer). */

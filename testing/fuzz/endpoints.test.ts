@@ -3,9 +3,9 @@
 // answers after each route's batch), every rejection a 4xx with the error body.
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Tokens } from '../auth.ts'
-import type { CommentRecord } from '../resources/epics/records.ts'
-import type { MemberRecord } from '../resources/members/member.ts'
+import { Tokens } from '../../src-server/auth.ts'
+import type { CommentRecord } from '../../src-server/resources/epics/records.ts'
+import type { MemberRecord } from '../../src-server/resources/members/member.ts'
 import { bodyArb, multipartArb, pathParamArb, queryArb, type BodyInput, type IdPools } from './arbitraries.ts'
 import { FUZZ_RUNS, FUZZ_SEED, idPools, seedFor, startWebhookSink } from './fuzz-setup.ts'
 import { RawClient, WRITE_METHODS, answerProblem, describeExchange, enableAllFeatures, healthy, pathParams, startRecordedService, type RawRequest, type RouteInfo } from './harness.ts'

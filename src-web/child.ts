@@ -4,7 +4,7 @@
 // unlocked throwaway keyring), and everything it writes to stdout and stderr.
 // e2e/fixtures/child-host.ts starts and drives it.
 //
-//   bash scripts/with-keychain.sh npx tsx e2e/host/child.ts --renderer out/renderer --data-dir DIR [--report-dir DIR]
+//   bash scripts/with-keychain.sh npx tsx src-web/child.ts --renderer out/renderer --data-dir DIR [--report-dir DIR]
 //
 // Prints one JSON line once it answers: {"url", "bus"} (the page to open, and
 // the D-Bus address its keychain is reached at), then takes one command a line
@@ -17,8 +17,8 @@
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
-import { KeychainStore, loadKeytar } from '../../src-main/secrets/keychain.ts'
-import { reasonOf } from '../../src-main/secrets/secret-store.ts'
+import { KeychainStore, loadKeytar } from '../src-main/secrets/keychain.ts'
+import { reasonOf } from '../src-main/secrets/secret-store.ts'
 import { startWebApp } from './web-app.ts'
 
 async function main(): Promise<void> {

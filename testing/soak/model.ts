@@ -6,7 +6,7 @@
 // Created entities carry a tag in their name-like field (`[e12] ...`): every
 // rename keeps it, so the service's copy is found by it, and a create that
 // reached the service twice shows as two entities with one tag.
-import type { EntityId } from '../types.ts'
+import type { EntityId } from '../../src-renderer/src/data/types.ts'
 import type { Fields, ServiceState } from './service-state.ts'
 
 export type Kind = 'epic' | 'comment' | 'health' | 'doc' | 'file' | 'linkedFile' | 'category' | 'objective' | 'label'

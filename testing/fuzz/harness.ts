@@ -3,12 +3,12 @@
 // given, and the rule every answer must keep (never a 5xx; a 4xx carries the
 // one error body {message, tag, errors?}).
 import { Pool } from 'undici'
-import type { Feature } from '../context.ts'
-import { FEATURES } from '../context.ts'
-import type { RunningService, ServiceOptions } from '../index.ts'
-import type { Kind } from '../kinds.ts'
-import { RESOURCES } from '../resources/index.ts'
-import { testService } from '../testing.ts'
+import type { Feature } from '../../src-server/context.ts'
+import { FEATURES } from '../../src-server/context.ts'
+import type { RunningService, ServiceOptions } from '../../src-server/index.ts'
+import type { Kind } from '../../src-server/kinds.ts'
+import { RESOURCES } from '../../src-server/resources/index.ts'
+import { testService } from '../service.ts'
 
 /** The subset of JSON Schema the service's TypeBox schemas use. */
 export interface JsonSchema {

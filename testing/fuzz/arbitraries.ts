@@ -3,7 +3,7 @@
 // text, path parameters and query strings no well-behaved client would send.
 import fc from 'fast-check'
 import { Color } from '../../src-shared/api/common.ts'
-import type { Kind } from '../kinds.ts'
+import type { Kind } from '../../src-server/kinds.ts'
 import type { JsonSchema, PathParam } from './harness.ts'
 
 /** Ids a generator may pick so that requests reach past "not found". */

@@ -1,11 +1,11 @@
 // Well-formed requests built from a route's schemas, for the table-driven tests:
 // the smallest body a route accepts, a value set at a field's path, real ids in the
 // path, and the string fields of a body with their limits.
-import type { RunningService } from '../index.ts'
-import { Tokens } from '../auth.ts'
-import { KINDS } from '../kinds.ts'
-import type { MemberRecord } from '../resources/members/member.ts'
-import type { CommentRecord } from '../resources/epics/records.ts'
+import type { RunningService } from '../../src-server/index.ts'
+import { Tokens } from '../../src-server/auth.ts'
+import { KINDS } from '../../src-server/kinds.ts'
+import type { MemberRecord } from '../../src-server/resources/members/member.ts'
+import type { CommentRecord } from '../../src-server/resources/epics/records.ts'
 import { kindOfField } from './arbitraries.ts'
 import { pathParams, storedIds, type JsonSchema, type RouteInfo } from './harness.ts'
 

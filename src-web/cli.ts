@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { SecretStore } from '../../src-main/secrets/secret-store.ts'
+import type { SecretStore } from '../src-main/secrets/secret-store.ts'
 import { MemorySecretStore } from './memory-secrets.ts'
 import { hostSecretStore, startWebApp } from './web-app.ts'
 

@@ -2,14 +2,14 @@
 // writes, read through the API (v3 lists, v4 where only v4 carries a field),
 // each reduced to the fields a user action sets. The same reader takes the
 // snapshot the model starts from and the final state it is checked against.
-import type { RunningService } from '../../../../src-server/index.ts'
-import { v3, v4, walk, type Client } from '../../../../src-server/testing.ts'
-import type { EpicSlimV3, HealthV3 } from '../../../../src-shared/api/v3/epics.ts'
-import type { LinkedFileV3, UploadedFileV3 } from '../../../../src-shared/api/v3/files.ts'
-import type { LabelV3 } from '../../../../src-shared/api/v3/labels.ts'
-import type { ObjectiveV3 } from '../../../../src-shared/api/v3/objectives.ts'
-import type { CategoryV4 } from '../../../../src-shared/api/v4/categories.ts'
-import type { DocV4 } from '../../../../src-shared/api/v4/docs.ts'
+import type { RunningService } from '../../src-server/index.ts'
+import { v3, v4, walk, type Client } from '../service.ts'
+import type { EpicSlimV3, HealthV3 } from '../../src-shared/api/v3/epics.ts'
+import type { LinkedFileV3, UploadedFileV3 } from '../../src-shared/api/v3/files.ts'
+import type { LabelV3 } from '../../src-shared/api/v3/labels.ts'
+import type { ObjectiveV3 } from '../../src-shared/api/v3/objectives.ts'
+import type { CategoryV4 } from '../../src-shared/api/v4/categories.ts'
+import type { DocV4 } from '../../src-shared/api/v4/docs.ts'
 
 export type Fields = Record<string, unknown>
 

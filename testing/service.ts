@@ -1,7 +1,7 @@
 // Test helpers: a started service and a small HTTP client over undici.
 // Used by the service's tests (and later by the app's), never by product code.
 import { request } from 'undici'
-import { startService, type RunningService, type ServiceOptions } from './index.ts'
+import { startService, type RunningService, type ServiceOptions } from '../src-server/index.ts'
 
 export interface Answer<T = any> {
   status: number

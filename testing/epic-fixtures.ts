@@ -1,9 +1,9 @@
 // What the epic tests need from a started service: member, team and
 // objective ids, and the activity the service emits.
-import type { Activity } from '../../context.ts'
-import type { RunningService } from '../../index.ts'
-import { Client, v4 as v4Client, type Answer, type CallOptions } from '../../testing.ts'
-import type { MemberRecord } from '../members/member.ts'
+import type { Activity } from '../src-server/context.ts'
+import type { RunningService } from '../src-server/index.ts'
+import { Client, v4 as v4Client, type Answer, type CallOptions } from './service.ts'
+import type { MemberRecord } from '../src-server/resources/members/member.ts'
 
 export function memberId(service: RunningService, mention: string): string {
   const m = service.ctx.col<MemberRecord>('member').all().find((r) => r.profile.mention_name === mention)

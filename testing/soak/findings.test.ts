@@ -11,11 +11,11 @@
 //   make the service create a category with the old name when the category's
 //   rename reached the service but its answer was lost.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { v3 } from '../../../../src-server/testing.ts'
-import { outboxRecords, outboxStatus } from '../outbox/index.ts'
-import { mergedDoc } from '../overlay.ts'
-import { actionsFor, fillCache, gated, offline, replayFast, startKit, type Kit } from '../outbox/test-kit.ts'
-import { TransportError } from '../transport.ts'
+import { v3 } from '../service.ts'
+import { outboxRecords, outboxStatus } from '../../src-renderer/src/data/outbox/index.ts'
+import { mergedDoc } from '../../src-renderer/src/data/overlay.ts'
+import { actionsFor, fillCache, gated, offline, replayFast, startKit, type Kit } from '../outbox-kit.ts'
+import { TransportError } from '../../src-renderer/src/data/transport.ts'
 
 /** Markdown the service gives back in another form (inline HTML, an escaped backslash). */
 const REWRITTEN = 'Plan <b>bold</b> for a\\b'

@@ -1,7 +1,7 @@
 // Where the browser host keeps tokens when the OS keychain cannot be used
 // (CI, a machine without a keyring): in memory, for this run only. Never on
 // disk: a token is lost when the host stops, and the user is told so.
-import type { SecretStore, SecretStoreDescription } from '../../src-main/secrets/secret-store.ts'
+import type { SecretStore, SecretStoreDescription } from '../src-main/secrets/secret-store.ts'
 
 export class MemorySecretStore implements SecretStore {
   // The browser host's stand-in for safeStorage: like it, not the keychain.
