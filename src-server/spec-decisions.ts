@@ -95,11 +95,4 @@ export const SPEC_DECISIONS: readonly SpecDecision[] = [
     problem: /^pattern: must match pattern "\^#\[a-fA-F0-9\]\{6\}\$"$/,
     why: 'Spec part 1 §2.1: "Color values: CSS hexadecimal strings prefixed with \'#\'" — #rgb, #rgba and #rrggbbaa as well as #rrggbb.',
   },
-  {
-    side: 'request',
-    operation: /^v4 getDoc$/,
-    at: /^query\.content_format$/,
-    problem: NOT_PUBLISHED,
-    why: 'Spec part 2 §4.2, GET /{workspace-slug}/documents/{id}: "Also content_format enum html, markdown (default markdown) selecting the content returned."',
-  },
 ]
