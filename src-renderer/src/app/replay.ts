@@ -1,6 +1,7 @@
 // The outbox's replay, as the engine takes it: one pass over the queued
-// writes. Closing the workspace aborts a pass at its next step (what is in
-// flight is reconciled on the next start). A pass waiting between attempts
+// writes. Closing the workspace aborts a pass at its next step, a wait
+// between attempts included (what is in flight is reconciled on the next
+// start). A pass waiting between attempts
 // (the service unreachable) can be woken: the user's "Send now", or the
 // service seen back, tries again at once instead of after the wait.
 import type { OutpostDb } from '../data/db.ts'
@@ -14,7 +15,7 @@ export function replayFor(db: OutpostDb, transport: Transport, signal?: AbortSig
   let wake: (() => void) | undefined
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      if (woken) {
+      if (woken || signal?.aborted) {
         woken = false
         return resolve()
       }
@@ -30,6 +31,8 @@ export function replayFor(db: OutpostDb, transport: Transport, signal?: AbortSig
     woken = false
     return replay({ db, transport, signal, sleep, backoff })
   }
+  // Closing does not wait out a backoff: the pass wakes, sees the abort and stops.
+  signal?.addEventListener('abort', () => wake?.(), { once: true })
   return Object.assign(run, {
     wake: () => {
       if (wake) wake()
