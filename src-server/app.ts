@@ -3,8 +3,7 @@
 import Ajv, { type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
 import sjson from 'secure-json-parse'
-import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyError, type RouteOptions } from 'fastify'
+import Fastify, { type FastifyReply, type FastifyError, type RouteOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authenticate, checkAdmin, checkNotObserver, checkWrite, type Auth, Tokens } from './auth.ts'
 import type { ServiceContext } from './context.ts'
@@ -17,52 +16,10 @@ import type { RateLimiter } from './ratelimit.ts'
 import { Refs } from './refs.ts'
 import { RESOURCES } from './resources/index.ts'
 import { collectSchemas, schemaName, schemaRoutes } from './schemas.ts'
-import type { SeedContext } from './seed/plan.ts'
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Observers may use this write route (epic comments). */
-    observerWrites?: boolean
-    /** Admin role required (v4 admin routes). */
-    admin?: boolean
-    /** Observers refused, reads included (webhook integrations). */
-    noObserver?: boolean
-  }
-  interface FastifyRequest {
-    auth: Auth
-  }
-  interface FastifyInstance {
-    /** Every route of the service, for the tests that sweep them all. */
-    outpostRoutes: { method: string; url: string }[]
-  }
-}
+import type { ApiApp, Deps } from './resource.ts'
 
-export type ApiApp = FastifyInstance<Server, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>
-
-/** What each resource plugin receives. */
-export interface Deps {
-  ctx: ServiceContext
-  tokens: Tokens
-  pager: Pager
-  /** v4 references for this request's origin. */
-  refs: (req: FastifyRequest) => Refs
-  /** Largest upload accepted per file, in bytes. */
-  maxFileBytes: number
-  /** Webhook delivery retries: attempts after the first, and the first backoff delay. */
-  webhookRetry: { attempts: number; baseDelayMs: number }
-}
-
-/** One resource: its routes for each API generation it appears in. */
-export interface Resource {
-  /** Runs once when a workspace is created (defaults such as the epic workflow). */
-  init?: (ctx: ServiceContext) => void
-  /** Adds this resource's part of a seeded workspace. */
-  seed?: (seed: SeedContext) => void
-  v3?: (app: ApiApp, deps: Deps) => void
-  v4?: (app: ApiApp, deps: Deps) => void
-  /** Routes outside the API prefixes (file contents). */
-  root?: (app: ApiApp, deps: Deps) => void
-}
+export type { ApiApp, Deps, Resource } from './resource.ts'
 
 export interface AppOptions {
   ctx: ServiceContext

@@ -3,7 +3,7 @@
 // e.g. `post-epics`, `patch-epics-bulk`, `get-documents-id` (GET /api/v4/schemas lists them).
 import { Type } from 'typebox'
 import type { RouteOptions } from 'fastify'
-import type { ApiApp } from './app.ts'
+import type { ApiApp } from './resource.ts'
 import { ApiError } from './errors.ts'
 
 interface RouteSchema {

@@ -1,5 +1,5 @@
 // Every resource of the service, in seeding order (what others refer to comes first).
-import type { Resource } from '../app.ts'
+import type { Resource } from '../resource.ts'
 import { categoriesResource } from './categories/index.ts'
 import { customFieldsResource } from './custom-fields/index.ts'
 import { docsResource } from './docs/index.ts'

@@ -7,7 +7,7 @@
 // local changes included (names, states, owners, dates; no descriptions),
 // under the database's name; removing the workspace removes it. Never a token.
 import { readStoredJson, workspaceKey, writeStored } from '../lib/stored.ts'
-import { rowProblem } from './problems.ts'
+import { rowProblem } from './row-checks.ts'
 import type { CachedEpic } from './types.ts'
 
 /** More rows than the tallest window shows. */

@@ -16,7 +16,7 @@ import Dexie, { type IndexableType, type Table } from 'dexie'
 import type { OutpostDb } from './db.ts'
 import { withResolvedId } from './outbox/ids.ts'
 import { draftEntity, rowId, tableKey, tableOf } from './outbox/kinds.ts'
-import { overlayProblem, recordProblem, rowProblem } from './problems.ts'
+import { overlayProblem, recordProblem, rowProblem } from './row-checks.ts'
 import type {
   CachedCategory,
   CachedComment,

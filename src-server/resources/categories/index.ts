@@ -11,7 +11,7 @@ import {
   CreateCategoryV4,
   UpdateCategoryV4,
 } from '../../../src-shared/api/v4/categories.ts'
-import type { Resource } from '../../app.ts'
+import type { Resource } from '../../resource.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError, inBulkItem } from '../../errors.ts'
 import { oneEntity, parseFields } from '../../pages.ts'

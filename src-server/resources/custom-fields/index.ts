@@ -13,7 +13,7 @@ import {
   CustomFieldV4,
   UpdateCustomFieldV4,
 } from '../../../src-shared/api/v4/custom-fields.ts'
-import type { Resource } from '../../app.ts'
+import type { Resource } from '../../resource.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError, inBulkItem } from '../../errors.ts'
 import { oneEntity, sortBy } from '../../pages.ts'

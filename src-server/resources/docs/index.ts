@@ -1,7 +1,7 @@
 // Docs and collections: v3 and v4 routes behind their feature switches
 // (403 DisabledFeatureError when off), doc-epic relations, and the server-sent
 // events editors receive when a doc changes or is deleted.
-import type { ApiApp, Deps, Resource } from '../../app.ts'
+import type { ApiApp, Deps, Resource } from '../../resource.ts'
 import type { Feature, ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { DocStreams } from './events.ts'

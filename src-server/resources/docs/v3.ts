@@ -2,7 +2,7 @@
 import { Type } from 'typebox'
 import { Id, Uuid } from '../../../src-shared/api/common.ts'
 import { CreateDocV3, DeleteDocV3, GetDocQueryV3, UpdateDocV3 } from '../../../src-shared/api/v3/docs.ts'
-import type { ApiApp, Deps } from '../../app.ts'
+import type { ApiApp, Deps } from '../../resource.ts'
 import { ApiError } from '../../errors.ts'
 import { origin } from '../../pages.ts'
 import type { DocStreams } from './events.ts'

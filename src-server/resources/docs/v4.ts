@@ -18,7 +18,7 @@ import {
   UpdateDocV4,
 } from '../../../src-shared/api/v4/docs.ts'
 import { MemberV4 } from '../../../src-shared/api/v4/members.ts'
-import type { ApiApp, Deps } from '../../app.ts'
+import type { ApiApp, Deps } from '../../resource.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError, inBulkItem } from '../../errors.ts'
 import { oneEntity, sortBy } from '../../pages.ts'

@@ -17,7 +17,7 @@ import {
   type UpdateStoryContentsV4,
 } from '../../../src-shared/api/v4/entity-templates.ts'
 import type { Slim } from '../../../src-shared/api/common.ts'
-import type { Resource } from '../../app.ts'
+import type { Resource } from '../../resource.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import type { Kind } from '../../kinds.ts'

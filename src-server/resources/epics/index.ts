@@ -1,6 +1,6 @@
 // Epics: v3 and v4 epics with threaded comments, health history and the epic
 // workflow (whose states every workspace gets when it is created).
-import type { Resource } from '../../app.ts'
+import type { Resource } from '../../resource.ts'
 import { seedEpics } from './seed.ts'
 import { epicsV3 } from './v3.ts'
 import { epicsV4 } from './v4.ts'

@@ -11,7 +11,7 @@ import {
   UpdateEpicV3,
   type EpicSlimV3,
 } from '../../../src-shared/api/v3/epics.ts'
-import type { ApiApp, Deps } from '../../app.ts'
+import type { ApiApp, Deps } from '../../resource.ts'
 import type { Auth } from '../../auth.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'

@@ -17,7 +17,7 @@ import {
   SearchEpicsQueryV4,
   UpdateEpicV4,
 } from '../../../src-shared/api/v4/epics.ts'
-import type { ApiApp, Deps } from '../../app.ts'
+import type { ApiApp, Deps } from '../../resource.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError, inBulkItem } from '../../errors.ts'
 import { oneEntity, parseFields } from '../../pages.ts'

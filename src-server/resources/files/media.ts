@@ -3,7 +3,7 @@
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import { Id } from '../../../src-shared/api/common.ts'
-import type { ApiApp, Deps } from '../../app.ts'
+import type { ApiApp, Deps } from '../../resource.ts'
 import { ApiError } from '../../errors.ts'
 import { hasThumbnail } from './render.ts'
 import { blobs, files } from './store.ts'

@@ -9,7 +9,7 @@ import {
   type GroupColorKey,
   type GroupV3,
 } from '../../../src-shared/api/v3/groups.ts'
-import type { Resource } from '../../app.ts'
+import type { Resource } from '../../resource.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { origin } from '../../pages.ts'

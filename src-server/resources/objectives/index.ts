@@ -11,7 +11,7 @@ import {
   type ObjectiveV3,
 } from '../../../src-shared/api/v3/objectives.ts'
 import { CATEGORY_OBJECTIVE_LIST, ObjectiveSlimV4 } from '../../../src-shared/api/v4/objectives.ts'
-import type { Resource } from '../../app.ts'
+import type { Resource } from '../../resource.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { origin, sortBy } from '../../pages.ts'

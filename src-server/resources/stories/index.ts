@@ -11,7 +11,7 @@ import {
   BranchV4,
   PullRequestV4,
 } from '../../../src-shared/api/v4/stories.ts'
-import type { Resource } from '../../app.ts'
+import type { Resource } from '../../resource.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { oneEntity, origin, sortBy } from '../../pages.ts'

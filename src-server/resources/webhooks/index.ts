@@ -9,7 +9,7 @@ import {
   isWebhookUrl,
   type WebhookIntegrationV3,
 } from '../../../src-shared/api/v3/webhooks.ts'
-import type { ApiApp, Deps, Resource } from '../../app.ts'
+import type { ApiApp, Deps, Resource } from '../../resource.ts'
 import type { Activity, ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { Deliveries } from './delivery.ts'

@@ -10,7 +10,7 @@
 // also rebuilds the overlay, so the change is visible and durable at once.
 import type { OutpostDb } from '../db.ts'
 import { rebuildOverlay, rebuildOverlays } from '../overlay.ts'
-import { recordProblem } from '../problems.ts'
+import { recordProblem } from '../row-checks.ts'
 import type { EntityId, OutboxOp, OutboxRecord, StagedFile } from '../types.ts'
 import { isLocalId, localIdsIn, type WritableKind } from './kinds.ts'
 

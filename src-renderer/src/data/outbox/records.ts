@@ -3,7 +3,7 @@
 // one that met someone else's change (resolve, field by field).
 import type { OutpostDb } from '../db.ts'
 import { mergedOne, rebuildOverlay, rebuildOverlays } from '../overlay.ts'
-import { recordProblem } from '../problems.ts'
+import { recordProblem } from '../row-checks.ts'
 import type { Transport } from '../transport.ts'
 import type { EntityId, OutboxRecord, OutboxState } from '../types.ts'
 import { newLocalId } from './ids.ts'
