@@ -61,7 +61,7 @@ async function proxyWithout(target: string, header: string): Promise<{ baseUrl: 
   let dropped = 0
   const server = createHttpServer(async (req, res) => {
     // Another client now: what reaches the service is not what Outpost sent.
-    const headers = { ...req.headers, 'user-agent': 'header-dropping proxy' }
+    const headers: Record<string, string | string[] | undefined> = { ...req.headers, 'user-agent': 'header-dropping proxy' }
     if (headers[header] !== undefined) dropped++
     delete headers[header]
     delete headers.host
