@@ -73,3 +73,19 @@ test('the command palette marks what is typed and opens the result clicked', asy
   await option.click()
   await expect(page.getByRole('heading', { name: doc.title, level: 1 })).toBeVisible()
 })
+
+test('in the command palette a command typed by its exact name comes before content, and Enter runs it', async ({ service, outpost }) => {
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  // Content that "sync" and "now" also find: a doc about syncing.
+  await service.v4().post('/documents', { title: 'Sync now and then: notes on syncing', content: 'When to sync now.', content_format: 'markdown' })
+  await page.keyboard.press('Control+k')
+  const palette = page.getByRole('dialog').filter({ has: page.getByRole('combobox') })
+  await expect(palette).toBeVisible()
+  await typeSlowly(page, 'Sync now')
+  await expect(palette.getByRole('option').first()).toContainText('Sync now')
+  await expect(palette.getByRole('option').first()).not.toContainText('notes on syncing')
+  await page.keyboard.press('Enter')
+  await expect(page.getByRole('region', { name: 'Notifications' }).getByText(/Syncing…|Up to date/).first()).toBeVisible()
+})
