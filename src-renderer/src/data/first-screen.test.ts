@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OutpostDb } from './db.ts'
 import { forgetWorkspace, openLastWorkspaceEarly, releaseEarlyDb, takeEarlyFirstScreen, workspaceDb } from './early-open.ts'
 import { FIRST_SCREEN_ROWS, readFirstScreen, saveFirstScreen } from './first-screen.ts'
-import { cachedEpic } from './test-rows.ts'
+import { cachedEpic } from '../../../testing/cached-rows.ts'
 import type { CachedEpic } from './types.ts'
 
 /** localStorage as a window has it (Node has none). */

@@ -5,7 +5,7 @@ import 'fake-indexeddb/auto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OutpostDb } from './db.ts'
 import { mergedEpics, readInPages } from './overlay.ts'
-import { cachedEpic } from './test-rows.ts'
+import { cachedEpic } from '../../../testing/cached-rows.ts'
 import type { CachedEpic } from './types.ts'
 import { watchTables } from './watch.ts'
 

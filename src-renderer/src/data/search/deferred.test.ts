@@ -3,7 +3,7 @@
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
 import { afterEach, expect, it } from 'vitest'
 import { OutpostDb } from '../db.ts'
-import { cachedEpic } from '../test-rows.ts'
+import { cachedEpic } from '../../../../testing/cached-rows.ts'
 import { createDeferredSearch } from './deferred.ts'
 import type { LocalSearch } from './search.ts'
 

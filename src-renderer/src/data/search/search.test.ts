@@ -2,7 +2,7 @@ import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
 import MiniSearch from 'minisearch'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { OutpostDb } from '../db.ts'
-import { cachedEpic } from '../test-rows.ts'
+import { cachedEpic } from '../../../../testing/cached-rows.ts'
 import type { CachedComment, CachedDoc, CachedEpic, CachedFile, OverlayRow } from '../types.ts'
 import { createSearch, SEARCH_MARKS, type LocalSearch } from './index.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { cachedEpic } from '../../data/test-rows.ts'
+import { cachedEpic } from '../../../../testing/cached-rows.ts'
 import type { CachedEpic, CachedEpicState } from '../../data/types.ts'
 import { applyFilters, SORTS, type EpicFilters } from './epic-filter.ts'
 

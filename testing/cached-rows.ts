@@ -1,5 +1,5 @@
 // Cached rows for tests: sound rows with every field, changed where a test cares.
-import type { CachedEpic } from './types.ts'
+import type { CachedEpic } from '../src-renderer/src/data/types.ts'
 
 /** An epic as the cache holds it ("Epic <id>", active, no owners), with `fields` laid over it. */
 export function cachedEpic(id: number, fields: Partial<CachedEpic> = {}): CachedEpic {
