@@ -9,7 +9,7 @@
 // message, and the renderer needs the kind (offline? read-only token? outcome
 // unknown?) to decide what to do with a queued write.
 
-import type { Lane, OperationFailure, OperationName } from './api/operations.ts'
+import type { OperationFailure, OperationName, OperationRequest } from './api/operations.ts'
 
 export const CHANNEL_PREFIX = 'outpost:'
 
@@ -68,27 +68,12 @@ export interface AddAccountRequest {
 /** Which store keeps the tokens, and what the user should know about it. */
 export type SecretStoreInfo = SecretStoreDescription
 
-/** Background sync yields to what the user is waiting for. */
-export type ApiLane = Lane
-
 /**
  * One named operation of the API contract (`epics.update`, `documents.list`,
- * ...). The renderer never builds a URL: the gateway picks v3 or v4, adds the
- * host and the token.
+ * ...) and its request. The renderer never builds a URL: the gateway picks v3
+ * or v4, adds the host and the token.
  */
-export type ApiQueryValue = string | number | boolean | null | undefined
-
-export interface ApiCallRequest {
-  operation: OperationName
-  /** Path parameters, by name (`{ id: 12 }`). */
-  params?: Record<string, string | number>
-  /** Query parameters; a list repeats the parameter. */
-  query?: Record<string, ApiQueryValue | ApiQueryValue[]>
-  body?: unknown
-  lane?: ApiLane
-  /** Keep only these fields of the answer (of each entity of a list): less to send to the window. */
-  fields?: readonly string[]
-}
+export type ApiCallRequest<N extends OperationName = OperationName> = { operation: N } & OperationRequest<N>
 
 export interface UploadRequest {
   /** Chosen by the renderer, so progress events can be matched before the answer. */

@@ -9,8 +9,8 @@ import type { Gateway } from '../src-main/gateway/index.ts'
 import { discardOwnFile } from '../src-main/files/discard.ts'
 import { stageCopy, UnreadableFileError } from '../src-main/files/staging.ts'
 import { sweepStaged } from '../src-main/files/sweep.ts'
-import type { OperationName } from '../src-shared/api/operations.ts'
-import { TransportError, UnreadableFile, type ApiRequest, type FileOnDisk, type Transport } from '../src-renderer/src/data/transport.ts'
+import type { Lane, OperationName, OperationRequest } from '../src-shared/api/operations.ts'
+import { TransportError, UnreadableFile, type FileOnDisk, type Transport } from '../src-renderer/src/data/transport.ts'
 
 /** `staging`: one workspace's staging folder (the main side keeps one per account); `cache`: where downloads go. */
 export function gatewayTransport(gateway: Gateway, folders: { staging: string; cache: string }): Transport {
@@ -24,9 +24,9 @@ export function gatewayTransport(gateway: Gateway, folders: { staging: string; c
     }
   }
   return {
-    call: <T>(operation: OperationName, request: ApiRequest = {}) =>
-      wrap(() => (gateway.call as (n: OperationName, o: unknown) => Promise<T>)(operation, request)),
-    upload: <T>(files: FileOnDisk[], options: { storyId?: number; lane?: ApiRequest['lane']; onProgress?: (sent: number, total: number) => void } = {}) =>
+    call: <T>(operation: OperationName, request: OperationRequest = {}) =>
+      wrap(() => gateway.call<T>(operation, request)),
+    upload: <T>(files: FileOnDisk[], options: { storyId?: number; lane?: Lane; onProgress?: (sent: number, total: number) => void } = {}) =>
       wrap(() => gateway.upload<T>(files, { storyId: options.storyId, lane: options.lane, onProgress: (p) => options.onProgress?.(p.sent, p.total) })),
     stage: async (file: FileOnDisk) => {
       try {

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { Gateway } from '../src-main/gateway/index.ts'
 import type { ListBody } from '../src-shared/api/common.ts'
-import type { OperationName } from '../src-shared/api/operations.ts'
+import type { OperationName, OperationQuery, OperationRequest } from '../src-shared/api/operations.ts'
 import type { ThreadedCommentV3 } from '../src-shared/api/v3/epics.ts'
 import type { LabelV3 } from '../src-shared/api/v3/labels.ts'
 import type { ObjectiveV3 } from '../src-shared/api/v3/objectives.ts'
@@ -22,7 +22,7 @@ import { outboxActions, type ActionsOptions } from '../src-renderer/src/data/act
 import { categoryFromV4, commentsFromV3, docFromV4, epicFromV4, fileFromV3, labelFromV3, linkedFileFromV3, objectiveFromV3 } from '../src-renderer/src/data/convert.ts'
 import { OutpostDb } from '../src-renderer/src/data/db.ts'
 import { gatewayTransport } from './gateway-transport.ts'
-import { TransportError, type ApiRequest, type Transport } from '../src-renderer/src/data/transport.ts'
+import { TransportError, type Transport } from '../src-renderer/src/data/transport.ts'
 import type { CachedEpic } from '../src-renderer/src/data/types.ts'
 import { outboxStatus } from '../src-renderer/src/data/outbox/records.ts'
 import { replay, type ReplayOptions, type ReplayResult } from '../src-renderer/src/data/outbox/replay.ts'
@@ -94,7 +94,7 @@ export async function startKitOn(service: RunningService): Promise<Kit> {
   }
 }
 
-async function walk<T>(t: Transport, op: OperationName, query: ApiRequest['query'] = {}): Promise<T[]> {
+async function walk<T>(t: Transport, op: OperationName, query: OperationQuery = {}): Promise<T[]> {
   const out: T[] = []
   let q = { limit: 100, ...query }
   for (;;) {
@@ -223,7 +223,7 @@ export function killing(t: Transport, afterCalls: number, controller: AbortContr
   }
   return {
     ...t,
-    call: <T>(op: OperationName, request?: ApiRequest) => {
+    call: <T>(op: OperationName, request?: OperationRequest) => {
       const answer = t.call<T>(op, request)
       tick()
       return answer

@@ -7,18 +7,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { Gateway } from '../src-main/gateway/index.ts'
-import type { OperationName } from '../src-shared/api/operations.ts'
+import type { OperationName, OperationRequest } from '../src-shared/api/operations.ts'
 import { testService } from './service.ts'
 import type { RunningService, ServiceOptions } from '../src-server/index.ts'
 import { OutpostDb } from '../src-renderer/src/data/db.ts'
 import { gatewayTransport } from './gateway-transport.ts'
-import type { ApiRequest, Transport } from '../src-renderer/src/data/transport.ts'
+import type { Transport } from '../src-renderer/src/data/transport.ts'
 
 export interface Counted {
   /** API calls by operation name. */
   calls: Map<OperationName, number>
   /** The calls in the order made, with their queries. */
-  log: { operation: OperationName; request: ApiRequest }[]
+  log: { operation: OperationName; request: OperationRequest }[]
   downloads: number
   discards: number
   total(): number
@@ -32,7 +32,7 @@ export interface Counted {
  */
 export function countingTransport(
   inner: Transport,
-  before?: (operation: OperationName, request: ApiRequest, made: number) => void | Promise<unknown>,
+  before?: (operation: OperationName, request: OperationRequest, made: number) => void | Promise<unknown>,
 ): Transport & { counted: Counted } {
   const counted: Counted = {
     calls: new Map(),
@@ -49,7 +49,7 @@ export function countingTransport(
   }
   return {
     counted,
-    call: async <T>(operation: OperationName, request: ApiRequest = {}) => {
+    call: async <T>(operation: OperationName, request: OperationRequest = {}) => {
       await before?.(operation, request, counted.total())
       counted.calls.set(operation, (counted.calls.get(operation) ?? 0) + 1)
       counted.log.push({ operation, request })

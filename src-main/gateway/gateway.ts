@@ -11,8 +11,10 @@ import {
   fillPath,
   type Lane,
   type Operation,
+  type OperationArgs,
   type OperationName,
-  type OperationParams,
+  type OperationQuery,
+  type OperationRequest,
   USER_AGENT,
 } from '../../src-shared/api/operations.ts'
 import { UPLOAD_FILE_FIELDS, UPLOAD_STORY_FIELD } from '../../src-shared/api/v3/files.ts'
@@ -44,31 +46,8 @@ export interface GatewayOptions {
   onReachability?: (online: boolean) => void
 }
 
-export type QueryValue = string | number | boolean | null | undefined
-export type Query = Record<string, QueryValue | readonly QueryValue[]>
-
-interface CommonOptions {
-  query?: Query
-  /** JSON body. */
-  body?: unknown
-  /** Default: user-write for writes, user-read for reads; background sync says `sync`. */
-  lane?: Lane
-  signal?: AbortSignal
-  /**
-   * Keep only these fields of the answer (of each entity, when it is a list).
-   * The v3 lists have no `fields` parameter of their own: this spares the
-   * renderer the decoding of what it does not keep (10,000 epics: 17 MB to 7).
-   */
-  fields?: readonly string[]
-}
-
-/** `params` is required exactly when the operation's path has parameters. */
-export type CallOptions<N extends OperationName = OperationName> = CommonOptions &
-  (N extends OperationName
-    ? [keyof OperationParams<N>] extends [never]
-      ? { params?: Record<string, never> }
-      : { params: OperationParams<N> }
-    : never)
+/** A request of operation N as the gateway takes it: the contract's request, and a signal to abort it. */
+export type CallOptions<N extends OperationName = OperationName> = OperationRequest<N> & { signal?: AbortSignal }
 
 export interface UploadFile {
   /** Where the file is on disk. */
@@ -154,9 +133,9 @@ export class Gateway {
   }
 
   /** Runs a named operation and resolves with the service's answer (undefined for 204). */
-  async call<T = unknown, N extends OperationName = OperationName>(name: N, ...[options]: CallArgs<N>): Promise<T> {
+  async call<T = unknown, N extends OperationName = OperationName>(name: N, ...[options]: OperationArgs<N, CallOptions<N>>): Promise<T> {
     const op: Operation = OPERATIONS[name]
-    const opts = (options ?? {}) as CommonOptions & { params?: Record<string, string | number> }
+    const opts: CallOptions = options ?? {}
     if (op.multipart) throw new TypeError(`${name} sends files: use upload()`)
     if (op.method === 'GET' && opts.body !== undefined) throw new TypeError(`${name} is a GET and takes no body`)
     const url = this.urlOf(op, fillPath(op.path, opts.params), opts.query)
@@ -259,7 +238,7 @@ export class Gateway {
     await this.lease.release()
   }
 
-  private urlOf(op: Operation, path: string, query?: Query): URL {
+  private urlOf(op: Operation, path: string, query?: OperationQuery): URL {
     const prefix = op.api === 'v3' ? '/api/v3' : op.root ? '/api/v4' : `/api/v4/${encodeURIComponent(this.slug)}`
     const url = new URL(`${basePath(this.base)}${prefix}${path}`, this.base.origin)
     for (const [key, value] of Object.entries(query ?? {})) {
@@ -381,12 +360,6 @@ export class Gateway {
     return new GatewayError({ kind: 'outcome-unknown', message: `${x.what} was cancelled after it was sent; the change may or may not have been made.` }, { cause: reason })
   }
 }
-
-type CallArgs<N extends OperationName> = N extends OperationName
-  ? [keyof OperationParams<N>] extends [never]
-    ? [options?: CallOptions<N>]
-    : [options: CallOptions<N>]
-  : never
 
 export function createGateway(options: GatewayOptions): Gateway {
   return new Gateway(options)

@@ -139,12 +139,10 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     },
     'outpost:secret-store.describe': async () => deps.secretStore.describe(),
 
-    'outpost:api.call': async ({ operation, params, query, body, lane, fields }) => {
+    'outpost:api.call': async ({ operation, ...request }) => {
       if (operation === 'files.upload') throw new IpcFailure('invalid-request', 'files.upload sends files: use the files.upload channel')
       const { gateway } = await deps.gateway.get()
-      // The table checked the operation's name; its parameters are the gateway's to check.
-      const untyped = gateway as unknown as { call(name: string, options: object): Promise<unknown> }
-      return misuse(() => untyped.call(operation, { params, query, body, lane, fields }))
+      return misuse(() => gateway.call(operation, request))
     },
 
     'outpost:files.upload': async ({ uploadId, paths, names, storyId }) => {

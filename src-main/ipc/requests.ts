@@ -1,8 +1,8 @@
 // What the renderer sends is checked before a handler sees it: the page is
 // the less trusted side, and a malformed request gets a clear
 // `invalid-request` instead of a crash deep in the gateway.
-import { isOperationName, LANES } from '../../src-shared/api/operations.ts'
-import type { ApiQueryValue, RequestChannel, RequestOf } from '../../src-shared/ipc.ts'
+import { isOperationName, LANES, type Lane, type QueryValue } from '../../src-shared/api/operations.ts'
+import type { ApiCallRequest, RequestChannel, RequestOf } from '../../src-shared/ipc.ts'
 import { IpcFailure } from './errors.ts'
 
 type Check<C extends RequestChannel> = (request: unknown) => RequestOf<C>
@@ -38,8 +38,9 @@ function scalars<T>(value: unknown, what: string, ok: (v: unknown) => v is T): R
 }
 
 const isParam = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
-const isScalar = (v: unknown): v is ApiQueryValue => v === undefined || v === null || typeof v === 'boolean' || isParam(v)
-const isQueryValue = (v: unknown): v is ApiQueryValue | ApiQueryValue[] => isScalar(v) || (Array.isArray(v) && v.length <= 100 && v.every(isScalar))
+const isScalar = (v: unknown): v is QueryValue => v === undefined || v === null || typeof v === 'boolean' || isParam(v)
+const isLane = (v: unknown): v is Lane => (LANES as readonly unknown[]).includes(v)
+const isQueryValue = (v: unknown): v is QueryValue | QueryValue[] => isScalar(v) || (Array.isArray(v) && v.length <= 100 && v.every(isScalar))
 
 /** Field names to keep of an answer: up to 100 names of letters, digits and underscores. */
 function fieldNames(value: unknown): string[] {
@@ -64,15 +65,18 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
   'outpost:api.call': (request) => {
     const r = record(request, 'The request')
     if (!isOperationName(r.operation)) invalid(`"${String(r.operation)}" is not an operation of the API contract`)
-    if (r.lane !== undefined && !(LANES as readonly unknown[]).includes(r.lane)) invalid(`lane must be one of ${LANES.join(', ')}`)
-    return {
+    if (r.lane !== undefined && !isLane(r.lane)) invalid(`lane must be one of ${LANES.join(', ')}`)
+    const call = {
       operation: r.operation,
       params: scalars(r.params, 'params', isParam),
       query: scalars(r.query, 'query', isQueryValue),
       body: r.body,
-      lane: r.lane as RequestOf<'outpost:api.call'>['lane'],
+      lane: r.lane,
       fields: r.fields === undefined ? undefined : fieldNames(r.fields),
     }
+    // Checked here: every part's type. Which path parameters the operation needs, the gateway checks
+    // as it fills the path (one left out is refused as an invalid request).
+    return call as ApiCallRequest
   },
   'outpost:files.upload': (request) => {
     const r = record(request, 'The request')

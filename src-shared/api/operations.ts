@@ -151,6 +151,32 @@ export type OperationParams<N extends OperationName> = N extends OperationName
   ? { [K in PathParamNames<(typeof OPERATIONS)[N]['path']>]: string | number }
   : never
 
+export type QueryValue = string | number | boolean | null | undefined
+/** Query parameters; a list repeats the parameter, and null or undefined leaves it out. */
+export type OperationQuery = Record<string, QueryValue | readonly QueryValue[]>
+
+/**
+ * A request of one named operation: what the renderer asks for, what crosses IPC (with the operation's
+ * name) and what the gateway sends. `params` is required exactly when the operation's path has parameters.
+ */
+export type OperationRequest<N extends OperationName = OperationName> = N extends OperationName
+  ? {
+      query?: OperationQuery
+      /** JSON body. */
+      body?: unknown
+      /** Default: user-write for writes, user-read for reads; background sync says `sync`. */
+      lane?: Lane
+      /**
+       * Keep only these fields of the answer (of each entity, when it is a list). The v3 lists have no
+       * `fields` parameter of their own: the main side drops the rest before the answer goes to the window.
+       */
+      fields?: readonly string[]
+    } & ([keyof OperationParams<N>] extends [never] ? { params?: Record<string, never> } : { params: OperationParams<N> })
+  : never
+
+/** The arguments after an operation's name: its request `R`, which may be left out when the path has no parameters. */
+export type OperationArgs<N extends OperationName, R = OperationRequest<N>> = [keyof OperationParams<N>] extends [never] ? [request?: R] : [request: R]
+
 export function isOperationName(name: unknown): name is OperationName {
   return typeof name === 'string' && Object.hasOwn(OPERATIONS, name)
 }

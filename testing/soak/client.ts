@@ -12,14 +12,14 @@
 import { IDBKeyRange, type IDBFactory } from 'fake-indexeddb'
 import { Gateway } from '../../src-main/gateway/index.ts'
 import type { RunningService } from '../../src-server/index.ts'
-import type { OperationName } from '../../src-shared/api/operations.ts'
+import type { OperationName, OperationRequest } from '../../src-shared/api/operations.ts'
 import { outboxActions, type Actions } from '../../src-renderer/src/data/actions.ts'
 import { OutpostDb } from '../../src-renderer/src/data/db.ts'
 import { startDataEngine, type DataEngine } from '../../src-renderer/src/data/engine.ts'
 import { gatewayTransport } from '../gateway-transport.ts'
 import { createProcessLock } from '../../src-renderer/src/data/lock.ts'
 import { replay } from '../../src-renderer/src/data/outbox/index.ts'
-import { TransportError, type ApiRequest, type FileOnDisk, type Transport } from '../../src-renderer/src/data/transport.ts'
+import { TransportError, type FileOnDisk, type Transport } from '../../src-renderer/src/data/transport.ts'
 
 /** The service's limit and the gateway's pacing, scaled down from 200 a minute so that a soak ends. */
 export interface Pace {
@@ -113,7 +113,7 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
   }
 
   const transport: Transport = {
-    call: <T>(operation: OperationName, request?: ApiRequest) => send(() => inner.call<T>(operation, request)),
+    call: <T>(operation: OperationName, request?: OperationRequest) => send(() => inner.call<T>(operation, request)),
     upload: <T>(files: FileOnDisk[], options?: Parameters<Transport['upload']>[1]) => send(() => inner.upload<T>(files, options)),
     download: (fileId, url, name) => send(() => inner.download(fileId, url, name)),
     stage: (file) => inner.stage(file),

@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startDataEngine } from '../data/engine.ts'
 import { outboxRecords, outboxStatus } from '../data/outbox/index.ts'
 import { actionsFor, fillCache, startKit, type Kit } from '../../../testing/outbox-kit.ts'
-import type { ApiRequest, Transport } from '../data/transport.ts'
-import type { OperationName } from '../../../src-shared/api/operations.ts'
+import type { Transport } from '../data/transport.ts'
+import type { OperationName, OperationRequest } from '../../../src-shared/api/operations.ts'
 import { replayFor } from './replay.ts'
 
 let kit: Kit
@@ -22,7 +22,7 @@ function failures(transport: Transport, n: number): { transport: Transport; reac
   const done = new Promise<void>((resolve) => (reached = resolve))
   const counted: Transport = {
     ...transport,
-    call: <T,>(operation: OperationName, request?: ApiRequest) =>
+    call: <T,>(operation: OperationName, request?: OperationRequest) =>
       transport.call<T>(operation, request).catch((error: unknown): never => {
         if (++failed >= n) reached()
         throw error

@@ -2,10 +2,10 @@
 // the main side's gateway (Electron IPC, or the browser host's WebSocket).
 // Failures come back as TransportError carrying the gateway's typed failure,
 // so the outbox reasons the same way here as over a Gateway in Node tests.
-import type { OperationFailure, OperationName } from '../../../src-shared/api/operations.ts'
-import type { IpcError } from '../../../src-shared/ipc.ts'
+import type { OperationFailure, OperationName, OperationRequest } from '../../../src-shared/api/operations.ts'
+import type { ApiCallRequest, IpcError } from '../../../src-shared/ipc.ts'
 import { BridgeError, type Bridge } from '../lib/bridge.ts'
-import { TransportError, UnreadableFile, type ApiRequest, type FileOnDisk, type Transport } from './transport.ts'
+import { TransportError, UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
 import { messageOf } from '../lib/errors.ts'
 
 /** A bridge failure as the data layer's failure kinds. */
@@ -79,9 +79,11 @@ const newId = (): string => (typeof crypto !== 'undefined' && 'randomUUID' in cr
 
 export function bridgeTransport(bridge: Bridge): Transport {
   return {
-    async call<T>(operation: OperationName, request: ApiRequest = {}): Promise<T> {
+    async call<T, N extends OperationName>(operation: N, request?: OperationRequest<N>): Promise<T> {
+      // Object.assign keeps N where a spread of a request that may be absent would widen it.
+      const call: ApiCallRequest<N> = Object.assign({ operation }, request)
       try {
-        return (await bridge.call('outpost:api.call', { operation, ...request })) as T
+        return (await bridge.call('outpost:api.call', call)) as T
       } catch (error) {
         rethrow(error)
       }

@@ -134,7 +134,7 @@ export function partialEpicFromV4(e: EpicV4Fields): Omit<CachedEpic, 'position'>
  */
 /**
  * The fields epicFromV3 reads: all a v3 epic list needs to carry to the window
- * (the main side drops the rest, ApiRequest.fields: 10,000 epics, 17 MB to 7).
+ * (the main side drops the rest, OperationRequest.fields: 10,000 epics, 17 MB to 7).
  */
 export const EPIC_V3_FIELDS = [
   'id', 'name', 'description', 'archived', 'epic_state_id', 'started', 'completed', 'started_at', 'completed_at',

@@ -1,18 +1,7 @@
 // How the data layer reaches the service: named operations of the API
 // contract, never URLs or tokens. In the app this goes over the bridge to the
 // main side's gateway; in Node tests and benchmarks straight to a Gateway.
-import type { Lane, OperationFailure, OperationName } from '../../../src-shared/api/operations.ts'
-
-export type QueryValue = string | number | boolean | null | undefined
-
-export interface ApiRequest {
-  params?: Record<string, string | number>
-  query?: Record<string, QueryValue | QueryValue[]>
-  body?: unknown
-  lane?: Lane
-  /** Keep only these fields of the answer (of each entity of a list): the main side drops the rest before sending it. */
-  fields?: readonly string[]
-}
+import type { Lane, OperationFailure, OperationName, OperationRequest } from '../../../src-shared/api/operations.ts'
 
 export interface FileOnDisk {
   path: string
@@ -21,7 +10,7 @@ export interface FileOnDisk {
 
 export interface Transport {
   /** Resolves with the answer (a v4 entity already out of its wrapper); rejects with TransportError. */
-  call<T = unknown>(operation: OperationName, request?: ApiRequest): Promise<T>
+  call<T = unknown, N extends OperationName = OperationName>(operation: N, request?: OperationRequest<N>): Promise<T>
   /** POST /files (1-4 files), with progress in bytes. */
   upload<T = unknown>(files: FileOnDisk[], options?: { storyId?: number; lane?: Lane; onProgress?: (sent: number, total: number) => void }): Promise<T>
   /**

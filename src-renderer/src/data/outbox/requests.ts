@@ -21,7 +21,7 @@
 //   person to have made an identical item within minutes; a missed one would be
 //   a duplicate, so the window leans wide.
 import type { ListBody } from '../../../../src-shared/api/common.ts'
-import type { OperationName } from '../../../../src-shared/api/operations.ts'
+import type { OperationName, OperationQuery, OperationRequest } from '../../../../src-shared/api/operations.ts'
 import type { DocV3 } from '../../../../src-shared/api/v3/docs.ts'
 import type { EpicSlimV3, EpicV3, HealthV3, ThreadedCommentV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { LinkedFileV3, UploadedFileV3 } from '../../../../src-shared/api/v3/files.ts'
@@ -47,7 +47,7 @@ import {
   partialEpicFromV4,
 } from '../convert.ts'
 import type { OutpostDb } from '../db.ts'
-import type { ApiRequest, Transport } from '../transport.ts'
+import type { Transport } from '../transport.ts'
 import type { CachedHealth, EntityId, OutboxRecord } from '../types.ts'
 import { claimedIds } from './ids.ts'
 import { splitLinkId, type WritableKind } from './kinds.ts'
@@ -115,14 +115,14 @@ export interface CreateBatch {
 }
 
 const LANE = 'user-write' as const
-const call = <T>(ctx: RequestContext, op: OperationName, request: ApiRequest = {}) => ctx.transport.call<T>(op, { lane: LANE, ...request })
+const call = <T>(ctx: RequestContext, op: OperationName, request: OperationRequest = {}) => ctx.transport.call<T>(op, { lane: LANE, ...request })
 const num = (id: EntityId | null | undefined) => Number(id)
 
 /** Walks a v4 list page by page while `more(page)` says the next page may still matter. */
 export async function walkList<T>(
   ctx: RequestContext,
   op: OperationName,
-  query: ApiRequest['query'],
+  query: OperationQuery,
   more: (page: T[]) => boolean = () => true,
   maxPages = Number.POSITIVE_INFINITY,
 ): Promise<{ items: T[]; ended: boolean }> {

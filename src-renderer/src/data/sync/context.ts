@@ -1,8 +1,8 @@
 // What one sync run works with: the cache, the transport, the clock, the
 // options, progress reporting and the signal that stops it.
-import type { OperationName } from '../../../../src-shared/api/operations.ts'
+import type { OperationName, OperationQuery, OperationRequest } from '../../../../src-shared/api/operations.ts'
 import type { OutpostDb } from '../db.ts'
-import { failureOf, type ApiRequest, type Transport } from '../transport.ts'
+import { failureOf, type Transport } from '../transport.ts'
 import type { SyncKind } from './checkpoints.ts'
 
 export interface SyncOptions {
@@ -57,7 +57,7 @@ export interface SyncContext {
 }
 
 /** A sync request: background lane, and nothing sent or stored once the run is stopped. */
-export async function call<T>(ctx: SyncContext, operation: OperationName, request: ApiRequest = {}): Promise<T> {
+export async function call<T>(ctx: SyncContext, operation: OperationName, request: OperationRequest = {}): Promise<T> {
   ctx.signal?.throwIfAborted()
   const answer = await ctx.transport.call<T>(operation, { lane: 'sync', ...request })
   ctx.signal?.throwIfAborted()
@@ -88,7 +88,7 @@ export function isExpiredCursor(error: unknown): boolean {
 }
 
 /** Fetches every page of a small v4 list (a few pages at most), starting over if its cursor expires. */
-export async function allPages<T>(ctx: SyncContext, operation: OperationName, query: ApiRequest['query'] = {}): Promise<T[]> {
+export async function allPages<T>(ctx: SyncContext, operation: OperationName, query: OperationQuery = {}): Promise<T[]> {
   for (;;) {
     const out: T[] = []
     let page = await call<ListAnswer<T>>(ctx, operation, { query: { limit: ctx.options.pageSize, ...query } })

@@ -3,9 +3,8 @@
 // categories, objectives, labels, custom fields, files, linked files); the
 // epic states are a v4 list of a handful of states (one page of 100).
 import type { Table } from 'dexie'
-import type { OperationName } from '../../../../src-shared/api/operations.ts'
+import type { OperationName, OperationQuery } from '../../../../src-shared/api/operations.ts'
 import type { OutpostDb } from '../db.ts'
-import type { ApiRequest } from '../transport.ts'
 import type { EntityId } from '../types.ts'
 import {
   categoryFromV3,
@@ -24,7 +23,7 @@ export type ListKind = (typeof REFERENCE_KINDS)[number] | (typeof FILE_KINDS)[nu
 
 export interface ListSource {
   operation: OperationName
-  query?: ApiRequest['query']
+  query?: OperationQuery
   /** A v4 list (pages, cursor) rather than a v3 array. */
   paged?: boolean
   table: (db: OutpostDb) => Table<{ id: EntityId }, EntityId>
