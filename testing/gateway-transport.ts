@@ -5,7 +5,7 @@
 // (discard.ts) and the sweep of copies no queued upload names (sweep.ts).
 import { mkdir } from 'node:fs/promises'
 import { basename, join } from 'node:path'
-import type { Gateway } from '../src-main/gateway/index.ts'
+import { GatewayError, type Gateway } from '../src-main/gateway/index.ts'
 import { discardOwnFile } from '../src-main/files/discard.ts'
 import { stageCopy, UnreadableFileError } from '../src-main/files/staging.ts'
 import { sweepStaged } from '../src-main/files/sweep.ts'
@@ -18,8 +18,8 @@ export function gatewayTransport(gateway: Gateway, folders: { staging: string; c
     try {
       return await run()
     } catch (e) {
-      const err = e as { kind?: string }
-      if (typeof err.kind === 'string') throw new TransportError(JSON.parse(JSON.stringify(e)) as TransportError['failure'])
+      // The gateway's failure as it is, as the app's bridge passes it on.
+      if (e instanceof GatewayError) throw new TransportError(e.failure)
       throw e
     }
   }

@@ -2,35 +2,51 @@
 // onto it. Messages never carry the token (it only ever travels in a header).
 import type { OperationFailure, OperationFailureKind } from '../../src-shared/api/operations.ts'
 
+/**
+ * A failed operation. It carries the failure as the plain data every boundary passes on unchanged
+ * (the IPC envelope, the renderer's TransportError); its own fields only read that.
+ */
 export class GatewayError extends Error implements OperationFailure {
   override name = 'GatewayError'
-  readonly kind: OperationFailureKind
-  // Declared only, so that absent details are absent (not undefined) on the object.
-  declare readonly status?: number
-  declare readonly tag?: string
-  declare readonly errors?: Record<string, string>
-  declare readonly retryAfter?: number
+  readonly failure: OperationFailure
   /** Attempts made before giving up (a retried delete answering 404 was probably applied by an earlier one). */
   attempts?: number
 
   constructor(failure: OperationFailure, options?: { cause?: unknown }) {
     super(failure.message, options)
-    this.kind = failure.kind
-    if (failure.status !== undefined) this.status = failure.status
-    if (failure.tag !== undefined) this.tag = failure.tag
-    if (failure.errors !== undefined) this.errors = failure.errors
-    if (failure.retryAfter !== undefined) this.retryAfter = failure.retryAfter
+    this.failure = plainFailure(failure)
   }
 
-  /** Plain data for IPC (Electron's structured clone keeps only an Error's message). */
-  toJSON(): OperationFailure {
-    const out: OperationFailure = { kind: this.kind, message: this.message }
-    if (this.status !== undefined) out.status = this.status
-    if (this.tag !== undefined) out.tag = this.tag
-    if (this.errors !== undefined) out.errors = this.errors
-    if (this.retryAfter !== undefined) out.retryAfter = this.retryAfter
-    return out
+  get kind(): OperationFailureKind {
+    return this.failure.kind
   }
+  get status(): number | undefined {
+    return this.failure.status
+  }
+  get tag(): string | undefined {
+    return this.failure.tag
+  }
+  get errors(): Record<string, string> | undefined {
+    return this.failure.errors
+  }
+  get retryAfter(): number | undefined {
+    return this.failure.retryAfter
+  }
+
+  /** What JSON.stringify gives: the failure, never the cause (an undici error with the request in it). */
+  toJSON(): OperationFailure {
+    return this.failure
+  }
+}
+
+/** Only the failure's own fields, and absent details absent (not undefined): it crosses IPC as it is. */
+function plainFailure(failure: OperationFailure): OperationFailure {
+  const out: OperationFailure = { kind: failure.kind, message: failure.message }
+  if (failure.status !== undefined) out.status = failure.status
+  if (failure.tag !== undefined) out.tag = failure.tag
+  if (failure.errors !== undefined) out.errors = failure.errors
+  if (failure.retryAfter !== undefined) out.retryAfter = failure.retryAfter
+  return out
 }
 
 /** The service's error body, `{message, tag, errors?}`, or null when the answer is not one. */

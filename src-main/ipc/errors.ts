@@ -18,7 +18,7 @@ export class IpcFailure extends Error {
 }
 
 export function toIpcError(error: unknown): IpcError {
-  if (error instanceof GatewayError) return { source: 'gateway', ...error.toJSON() }
+  if (error instanceof GatewayError) return { source: 'gateway', ...error.failure }
   if (error instanceof AccountError) {
     const out: IpcError = { source: 'account', kind: error.kind, message: error.message }
     if (error.status !== undefined) out.status = error.status

@@ -12,6 +12,7 @@ import { messageOf } from '../lib/errors.ts'
 export function failureOfIpc(error: IpcError): OperationFailure {
   switch (error.source) {
     case 'gateway': {
+      // The gateway's failure as it crossed, without the tag that says where it came from.
       const { source: _source, ...failure } = error
       return failure
     }
