@@ -8,6 +8,7 @@
 // A read-only token refuses every write here, at once, instead of queueing
 // writes that could only fail.
 import type { OutpostDb } from './db.ts'
+import type { EditableEpicField } from './epic-fields.ts'
 import { merged, mergedOne } from './overlay.ts'
 import { newLocalId, resolveId } from './outbox/ids.ts'
 import { isLocalId, linkId, sameValue, tableKey, tableOf, UPDATABLE, type WritableKind } from './outbox/kinds.ts'
@@ -17,6 +18,7 @@ import { UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
 import type {
   CachedComment,
   CachedDocEpic,
+  CachedEpic,
   CachedHealth,
   CachedLabel,
   CachedLinkedFile,
@@ -50,20 +52,11 @@ export interface ActionsOptions {
   uuid?: () => string
 }
 
-export interface EpicFields {
-  name?: string
-  description?: string
-  epic_state_id?: number | null
-  deadline?: string | null
-  planned_start_date?: string | null
-  owner_ids?: string[]
-  follower_ids?: string[]
-  /** Teams. */
-  group_ids?: string[]
+/** What the user sets on an epic (archiving has actions of its own); objectives and labels may be ones made offline. */
+export type EpicFields = Partial<Omit<Pick<CachedEpic, EditableEpicField>, 'archived' | 'objective_ids' | 'label_ids'>> & {
   objective_ids?: EntityId[]
   /** Labels by id; a label made offline (createLabel) by its local id until the service has it. */
   label_ids?: EntityId[]
-  requested_by_id?: string | null
 }
 
 export interface DocFields {

@@ -21,6 +21,7 @@ import type { ObjectiveV3 } from '../../../src-shared/api/v3/objectives.ts'
 import type { CategoryV4 } from '../../../src-shared/api/v4/categories.ts'
 import type { DocV4 } from '../../../src-shared/api/v4/docs.ts'
 import type { EpicStateV4, EpicV4 } from '../../../src-shared/api/v4/epics.ts'
+import { EPIC_FIELDS } from './epic-fields.ts'
 import type {
   CachedCategory,
   CachedComment,
@@ -136,11 +137,7 @@ export function partialEpicFromV4(e: EpicV4Fields): Omit<CachedEpic, 'position'>
  * The fields epicFromV3 reads: all a v3 epic list needs to carry to the window
  * (the main side drops the rest, OperationRequest.fields: 10,000 epics, 17 MB to 7).
  */
-export const EPIC_V3_FIELDS = [
-  'id', 'name', 'description', 'archived', 'epic_state_id', 'started', 'completed', 'started_at', 'completed_at',
-  'deadline', 'planned_start_date', 'owner_ids', 'follower_ids', 'group_ids', 'objective_ids', 'label_ids',
-  'requested_by_id', 'external_id', 'position', 'app_url', 'created_at', 'updated_at',
-] as const satisfies readonly (keyof EpicSlimV3 | 'description')[]
+export const EPIC_V3_FIELDS: readonly (keyof EpicSlimV3)[] = ['id', ...EPIC_FIELDS]
 
 export function epicFromV3(e: EpicSlimV3 | EpicV3, cachedDescription = ''): CachedEpic {
   return {

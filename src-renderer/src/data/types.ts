@@ -2,6 +2,7 @@
 // kind (ids, not objects: close to the v3 shapes), whichever API version the
 // sync engine read them from. `id` of an entity created offline and not yet
 // confirmed is a local id: `local:<uuid>` (see overlay.ts).
+import type { EpicField, EpicValues } from './epic-fields.ts'
 
 export type EntityKind =
   | 'epic'
@@ -22,29 +23,9 @@ export type EntityKind =
 /** An id as the service gives it (int or uuid), or a local one for an unconfirmed create. */
 export type EntityId = number | string
 
-export interface CachedEpic {
+/** An epic as the cache keeps it: its fields are written once, in epic-fields.ts. */
+export interface CachedEpic extends Pick<EpicValues, EpicField> {
   id: EntityId
-  name: string
-  description: string
-  archived: boolean
-  epic_state_id: number | null
-  started: boolean
-  completed: boolean
-  started_at: string | null
-  completed_at: string | null
-  deadline: string | null
-  planned_start_date: string | null
-  owner_ids: string[]
-  follower_ids: string[]
-  group_ids: string[]
-  objective_ids: number[]
-  label_ids: number[]
-  requested_by_id: string | null
-  external_id: string | null
-  position: number
-  app_url: string
-  created_at: string
-  updated_at: string
 }
 
 export interface CachedComment {

@@ -4,6 +4,7 @@
 import type { Table } from 'dexie'
 import { LABEL_LIMITS, LIMITS, PUBLISHED_LIMITS } from '../../../../src-shared/api/limits.ts'
 import type { OutpostDb } from '../db.ts'
+import { EDITABLE_EPIC_FIELDS, epicDraft } from '../epic-fields.ts'
 import type { EntityId, EntityKind } from '../types.ts'
 
 export type WritableKind = 'epic' | 'comment' | 'health' | 'doc' | 'docEpic' | 'file' | 'linkedFile' | 'category' | 'objective' | 'label'
@@ -85,10 +86,7 @@ export function rowId(kind: EntityKind, row: Record<string, unknown>): string {
  * names). Anything else in an update is refused before it is queued.
  */
 export const UPDATABLE: Record<WritableKind, readonly string[]> = {
-  epic: [
-    'name', 'description', 'epic_state_id', 'deadline', 'planned_start_date', 'owner_ids', 'follower_ids',
-    'group_ids', 'objective_ids', 'label_ids', 'requested_by_id', 'archived',
-  ],
+  epic: EDITABLE_EPIC_FIELDS,
   comment: ['text'],
   health: [],
   doc: ['title', 'content_markdown'],
@@ -141,12 +139,7 @@ export function draftEntity(
   const stamps = { created_at: at, updated_at: at }
   switch (kind) {
     case 'epic':
-      return {
-        id, name: '', description: '', archived: false, epic_state_id: null, started: false, completed: false,
-        started_at: null, completed_at: null, deadline: null, planned_start_date: null, owner_ids: [], follower_ids: [],
-        group_ids: [], objective_ids: [], label_ids: [], requested_by_id: context.me, external_id: context.externalId ?? null,
-        position: Number.MAX_SAFE_INTEGER, app_url: '', ...stamps, ...payload,
-      }
+      return { id, ...epicDraft(), requested_by_id: context.me, external_id: context.externalId ?? null, ...stamps, ...payload }
     case 'comment':
       return {
         id, epic_id: params.epic_id, parent_id: params.parent_id ?? null, author_id: context.me, text: '', deleted: false,
