@@ -1,6 +1,7 @@
 // What the renderer sends is checked before a handler sees it: the page is
 // the less trusted side, and a malformed request gets a clear
 // `invalid-request` instead of a crash deep in the gateway.
+import { LIMITS } from '../../src-shared/api/limits.ts'
 import { isOperationName, LANES, type Lane, type QueryValue } from '../../src-shared/api/operations.ts'
 import type { ApiCallRequest, RequestChannel, RequestOf } from '../../src-shared/ipc.ts'
 import { IpcFailure } from './errors.ts'
@@ -85,8 +86,7 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     return {
       uploadId: text(r.uploadId, 'uploadId', 256),
       paths: r.paths.map((p, i) => text(p, `paths[${i}]`)),
-      // The service keeps names of up to 1024 characters.
-      names: r.names?.map((n, i) => text(n, `names[${i}]`, 1024)),
+      names: r.names?.map((n, i) => text(n, `names[${i}]`, LIMITS.fileName)),
       storyId: r.storyId === undefined ? undefined : positiveInt(r.storyId, 'storyId'),
     }
   },
@@ -96,7 +96,7 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     return {
       downloadId: text(r.downloadId, 'downloadId', 256),
       fileId: positiveInt(r.fileId, 'fileId'),
-      ...(known && { known: { url: text(known.url, 'known.url'), name: text(known.name, 'known.name', 1024) } }),
+      ...(known && { known: { url: text(known.url, 'known.url'), name: text(known.name, 'known.name', LIMITS.fileName) } }),
     }
   },
   'outpost:files.open': (request) => ({ fileId: positiveInt(record(request, 'The request').fileId, 'fileId') }),
