@@ -5,6 +5,7 @@
 import { Readable } from 'node:stream'
 import { request, type Dispatcher } from 'undici'
 import { unwrapEntity } from '../../src-shared/api/common.ts'
+import { RATE_LIMIT } from '../../src-shared/api/limits.ts'
 import {
   OPERATIONS,
   authHeaders,
@@ -19,7 +20,7 @@ import {
 } from '../../src-shared/api/operations.ts'
 import { UPLOAD_FILE_FIELDS, UPLOAD_STORY_FIELD } from '../../src-shared/api/v3/files.ts'
 import { DEFAULT_TIMEOUTS, leaseAgent, type AgentLease, type Timeouts } from './agents.ts'
-import { contentTypeOf } from './content-type.ts'
+import { contentTypeOf } from '../../src-shared/content-types.ts'
 import { GatewayError, classifyTransport, httpError, transportError, type TransportFailure } from './errors.ts'
 import { multipartBody } from './multipart.ts'
 import { basePath, checkBaseUrl } from './origin.ts'
@@ -78,8 +79,6 @@ export interface DownloadOptions {
 
 export type { DownloadProgress } from './save.ts'
 
-export const DEFAULT_RATE_LIMIT = { max: 200, windowMs: 60_000 } as const
-
 /** A Retry-After beyond this is taken as this: one bad header must not freeze an account for hours. */
 const MAX_RATE_LIMIT_PAUSE_MS = 5 * 60_000
 
@@ -121,7 +120,7 @@ export class Gateway {
     this.random = options.random ?? Math.random
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
     this.retry = { ...DEFAULT_RETRY, ...options.retry }
-    const limit = options.rateLimit ?? DEFAULT_RATE_LIMIT
+    const limit = options.rateLimit ?? RATE_LIMIT
     this.pacer = new Pacer({ ...limit, concurrency: options.concurrency ?? 6, clock: this.clock, sleep: this.sleep })
     this.lease = leaseAgent(this.base.origin, { ...DEFAULT_TIMEOUTS, ...options.timeouts })
     this.onReachability = options.onReachability

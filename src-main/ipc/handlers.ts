@@ -14,7 +14,7 @@ import { isInside, isReallyInside, type OwnFolders } from '../files/folders.ts'
 import { isProgram } from '../files/programs.ts'
 import { accountStagingFolder, stageCopy, stagedFileName, unreadable, UnreadableFileError } from '../files/staging.ts'
 import { sweepStaged } from '../files/sweep.ts'
-import { contentTypeOf } from '../gateway/content-type.ts'
+import { contentTypeOf } from '../../src-shared/content-types.ts'
 import type { SecretStore } from '../secrets/secret-store.ts'
 import type { CurrentGateway } from './current-gateway.ts'
 import type { HandlerTable } from './dispatch.ts'
@@ -25,7 +25,7 @@ export type Emit = <E extends EventChannel>(event: E, payload: EventOf<E>) => vo
 export interface HandlerDeps {
   accounts: Pick<Accounts, 'list' | 'current' | 'addAccount' | 'switchTo' | 'remove'>
   secretStore: Pick<SecretStore, 'describe'>
-  gateway: Pick<CurrentGateway, 'get' | 'reset'>
+  gateway: Pick<CurrentGateway, 'account' | 'get' | 'reset'>
   connectivity: { readonly state: ConnectivityState }
   appInfo: AppInfo
   /** Paths of files the user dropped or picked, and staged copies: the only ones uploaded. */
@@ -95,11 +95,7 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
   }
 
   /** The current workspace's account; staged copies and the file cache are kept per workspace. */
-  const currentAccount = () => {
-    const account = deps.accounts.current()
-    if (!account) throw new IpcFailure('no-account', 'No workspace is set up yet: add one with its base URL and an API token.')
-    return account
-  }
+  const currentAccount = () => deps.gateway.account()
 
   /**
    * Where a file's content is in the cache, downloaded first when it is not

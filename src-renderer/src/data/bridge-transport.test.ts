@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { EventChannel, EventOf, IpcError, RequestChannel } from '../../../src-shared/ipc.ts'
 import { BridgeError, type Bridge } from '../lib/bridge.ts'
-import { bridgeTransport, contentTypeOfPath, failureOfIpc, fileOnDisk } from './bridge-transport.ts'
+import { contentTypeOf } from '../../../src-shared/content-types.ts'
+import { bridgeTransport, failureOfIpc, fileOnDisk } from './bridge-transport.ts'
 import { TransportError, UnreadableFile } from './transport.ts'
 
 /** A bridge answering from a table, with events the test sends. */
@@ -117,7 +118,7 @@ describe('bridgeTransport', () => {
     const { bridge, calls } = fakeBridge({ 'outpost:files.download': () => ({ path: '/cache/acc/7/chart.png', bytes: 2048 }) })
     await expect(bridgeTransport(bridge).download(7, 'http://127.0.0.1:9/media/7/chart.png', 'chart.png')).resolves.toEqual({ path: '/cache/acc/7/chart.png', size: 2048, contentType: 'image/png' })
     expect(calls[0].request).toMatchObject({ fileId: 7, known: { url: 'http://127.0.0.1:9/media/7/chart.png', name: 'chart.png' } })
-    expect(contentTypeOfPath('/x/README')).toBe('application/octet-stream')
+    expect(contentTypeOf('/x/README')).toBe('application/octet-stream')
   })
 })
 

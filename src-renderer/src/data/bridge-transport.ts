@@ -7,6 +7,7 @@ import type { ApiCallRequest, IpcError } from '../../../src-shared/ipc.ts'
 import { BridgeError, type Bridge } from '../lib/bridge.ts'
 import { TransportError, UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
 import { messageOf } from '../lib/errors.ts'
+import { contentTypeOf } from '../../../src-shared/content-types.ts'
 
 /** A bridge failure as the data layer's failure kinds. */
 export function failureOfIpc(error: IpcError): OperationFailure {
@@ -38,31 +39,6 @@ function rethrow(error: unknown): never {
   if (error instanceof BridgeError) throw new TransportError(failureOfIpc(error.error))
   if (error instanceof TransportError) throw error
   throw new TransportError({ kind: 'network', message: messageOf(error) })
-}
-
-const CONTENT_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  avif: 'image/avif',
-  svg: 'image/svg+xml',
-  pdf: 'application/pdf',
-  txt: 'text/plain',
-  md: 'text/markdown',
-  csv: 'text/csv',
-  json: 'application/json',
-  zip: 'application/zip',
-  mp4: 'video/mp4',
-  mp3: 'audio/mpeg',
-  html: 'text/html',
-}
-
-/** The download channel answers with a path; the type follows from the name (the file's row has the service's). */
-export function contentTypeOfPath(path: string): string {
-  const ext = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase()
-  return (ext && CONTENT_TYPES[ext]) || 'application/octet-stream'
 }
 
 /**
@@ -125,7 +101,7 @@ export function bridgeTransport(bridge: Bridge): Transport {
     async download(fileId: number, url: string, name: string) {
       try {
         const answer = await bridge.call('outpost:files.download', { downloadId: newId(), fileId, known: { url, name } })
-        return { path: answer.path, size: answer.bytes, contentType: contentTypeOfPath(answer.path) }
+        return { path: answer.path, size: answer.bytes, contentType: contentTypeOf(answer.path) }
       } catch (error) {
         rethrow(error)
       }
