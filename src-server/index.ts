@@ -8,7 +8,8 @@ import { ServiceContext, type Feature } from './context.ts'
 import { openDatabase } from './db.ts'
 import { installJournal } from './journal.ts'
 import { NO_FAULTS, seededRandom, validateFaults, type Faults } from './faults.ts'
-import { DEFAULT_RATE_LIMIT, RateLimiter, type RateLimit } from './ratelimit.ts'
+import { RATE_LIMIT } from '../src-shared/api/limits.ts'
+import { RateLimiter, type RateLimit } from './ratelimit.ts'
 import { RESOURCES } from './resources/index.ts'
 import { DEMO_PLAN, SeedRandom, type SeedPlan } from './seed/plan.ts'
 import { ensureWorkspace, type PrintedTokens } from './workspace.ts'
@@ -69,7 +70,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   }
 
   let faults: Faults = validateFaults({ ...NO_FAULTS, ...options.faults })
-  const limiter = new RateLimiter(options.rateLimit ?? DEFAULT_RATE_LIMIT, ctx.clock)
+  const limiter = new RateLimiter(options.rateLimit ?? { ...RATE_LIMIT }, ctx.clock)
   const app = buildApp({
     ctx,
     limiter,

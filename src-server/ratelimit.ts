@@ -6,8 +6,6 @@ export interface RateLimit {
   windowMs: number
 }
 
-export const DEFAULT_RATE_LIMIT: RateLimit = { max: 200, windowMs: 60_000 }
-
 /** Parses `200/60s`, `200/6s`, `1000/500ms` or `off`. */
 export function parseRateLimit(text: string): RateLimit | 'off' {
   if (text === 'off') return 'off'

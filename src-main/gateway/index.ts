@@ -1,5 +1,5 @@
 // The API gateway of src-main: named operations over undici, paced, retried, typed errors.
-export { Gateway, createGateway, DEFAULT_RATE_LIMIT } from './gateway.ts'
+export { Gateway, createGateway } from './gateway.ts'
 export type { GatewayOptions, CallOptions, UploadFile, UploadOptions, UploadProgress, DownloadOptions, DownloadProgress } from './gateway.ts'
 export { GatewayError } from './errors.ts'
 export { isLoopback, checkBaseUrl } from './origin.ts'

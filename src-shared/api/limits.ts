@@ -1,6 +1,9 @@
 // The API's string limits, in a module of plain constants: the renderer shows
 // them (a name too long for the service) without bundling the schemas.
 
+/** Requests a token may make (spec part 2 §8): 200 a minute. The service enforces it; the gateway paces to it. */
+export const RATE_LIMIT = { max: 200, windowMs: 60_000 } as const
+
 /** String limits of spec part 2 §8, in characters. */
 export const LIMITS = {
   categoryName: 128,
