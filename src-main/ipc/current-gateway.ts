@@ -20,10 +20,16 @@ export class CurrentGateway {
 
   constructor(private readonly options: CurrentGatewayOptions) {}
 
-  /** The account in use and its gateway; an `ipc/no-account` failure when there is none. */
-  async get(): Promise<{ account: Account; gateway: GatewayLike }> {
+  /** The account in use; an `ipc/no-account` failure when there is none. */
+  account(): Account {
     const account = this.options.accounts.current()
     if (!account) throw new IpcFailure('no-account', 'No workspace is set up yet: add one with its base URL and an API token.')
+    return account
+  }
+
+  /** The account in use and its gateway; an `ipc/no-account` failure when there is none. */
+  async get(): Promise<{ account: Account; gateway: GatewayLike }> {
+    const account = this.account()
     if (this.open?.account.id !== account.id) {
       void this.reset()
       const gateway = this.options.accounts.tokenFor(account.id).then((token) =>
