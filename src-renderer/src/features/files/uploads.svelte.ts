@@ -16,8 +16,9 @@ import { notices } from '../../lib/notices.svelte.ts'
 import type { Actions } from '../../data/actions.ts'
 import type { Transport } from '../../data/transport.ts'
 import type { EntityId } from '../../data/types.ts'
-import type { Bridge } from '../../lib/bridge.ts'
+import { bridge, type Bridge } from '../../lib/bridge.ts'
 import { messageOf } from '../../lib/errors.ts'
+import type { Workspace } from '../context.ts'
 
 export interface UploadProgress {
   sent: number
@@ -130,8 +131,22 @@ export const drops = new Drops()
 /** The topic of the notice that files were queued: a failure in the upload tray takes it away. */
 export const QUEUED_NOTICE = 'uploads-queued'
 
+/**
+ * Queues files dropped on the window or picked (through the bridge's path for each) and says what happened:
+ * queued to upload, or why they could not be.
+ */
+export async function queueFiles(files: File[], workspace: Pick<Workspace, 'actions' | 'online'>): Promise<void> {
+  try {
+    const b = bridge()
+    const ids = await drops.add(files, workspace.actions, (file) => b.pathForFile(file))
+    if (ids.length > 0) noticeQueued(ids.length, files[0].name, workspace.online)
+  } catch (error) {
+    notices.show(`The files could not be queued: ${messageOf(error)}`, 'error')
+  }
+}
+
 /** Tells the user that `count` files were queued (one: `name`): uploading now, or kept until the window is back online. */
-export function noticeQueued(count: number, name: string, online: boolean | undefined): void {
+function noticeQueued(count: number, name: string, online: Workspace['online']): void {
   const what = count === 1 ? `“${name}”` : `${count} files`
   notices.show(online === false ? `${what} kept on this computer; uploading when you are back online` : `Uploading ${what}`, 'success', undefined, QUEUED_NOTICE)
 }
