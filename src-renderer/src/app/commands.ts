@@ -3,7 +3,7 @@
 // shortcut shown in the palette is the one that works.
 import type { AppCommand } from '../../../src-shared/ipc.ts'
 import { router } from '../lib/router.svelte.ts'
-import { FIND_EVENT } from '../features/find.ts'
+import { FIND_EVENT } from '../features/find-field.ts'
 import type { IconName } from '../features/ui/icons.ts'
 import { notices } from '../lib/notices.svelte.ts'
 import { session } from './session.svelte.ts'

@@ -3,7 +3,6 @@
 // entity gone from the cache) or a broken database. Either is told to the
 // user through the shell's notices, never swallowed.
 import { notices } from '../lib/notices.svelte.ts'
-import type { EntityId } from '../data/types.ts'
 import { messageOf } from '../lib/errors.ts'
 
 /** Runs a write; tells the user when it was refused. Resolves with its result, or undefined when it failed. */
@@ -16,15 +15,4 @@ export async function attempt<T>(run: () => Promise<T>, done?: string): Promise<
     notices.show(messageOf(error), 'error')
     return undefined
   }
-}
-
-/** A route's id as the cache types it: integers for int kinds, strings for uuids and local ids. */
-export function idFromRoute(value: string, kind: 'int' | 'uuid'): EntityId {
-  if (kind === 'int' && /^\d+$/.test(value)) return Number(value)
-  return value
-}
-
-/** The id in a route (`#/epics/local:…` works too). */
-export function routeId(id: EntityId): string {
-  return encodeURIComponent(String(id))
 }

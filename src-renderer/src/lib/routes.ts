@@ -1,5 +1,6 @@
 // The app's routes, as data: what `#/epics/12` means and back. Plain functions
 // (the router in router.svelte.ts keeps the current one as state).
+import type { EntityId } from '../data/types.ts'
 
 export type Section = 'epics' | 'docs' | 'files' | 'browse' | 'settings'
 export type BrowseKind = 'objectives' | 'categories' | 'teams'
@@ -47,4 +48,15 @@ export function hashOf(route: Route): string {
   if (route.section === 'browse') return `#/browse/${route.kind}${id}`
   if (route.section === 'settings') return '#/settings'
   return `#/${route.section}${id}`
+}
+
+/** A route's id as the cache types it: integers for int kinds, strings for uuids and local ids. */
+export function idFromRoute(value: string, kind: 'int' | 'uuid'): EntityId {
+  if (kind === 'int' && /^\d+$/.test(value)) return Number(value)
+  return value
+}
+
+/** The id in a route (`#/epics/local:…` works too). */
+export function routeId(id: EntityId): string {
+  return encodeURIComponent(String(id))
 }
