@@ -28,7 +28,7 @@ export default defineConfig({
       outDir: 'out/renderer',
       // Half the bytes to load and parse at every start (1.3 MB to 0.6 MB): the first screen comes sooner.
       minify: true,
-      // One style sheet, linked from index.html: the last screen (app/last-screen.ts) is painted
+      // One style sheet, linked from index.html: the last screen (first-paint/screen-copy.ts) is painted
       // before any of the app's code runs, so no style of it may come with a chunk.
       cssCodeSplit: false,
       rollupOptions: {

@@ -10,7 +10,7 @@
 //   (b) cold opens: close the browser, launch a new one on the same profile
 //       (the cache filled), open the app; from navigation start to the first
 //       frame painting an epic list: the last screen's copy when the window
-//       kept one (app/last-screen.ts; first contentful paint), and the live
+//       kept one (first-paint/screen-copy.ts; first contentful paint), and the live
 //       app's (Element Timing on its first row's text, and the main thread's
 //       own frame as a cross-check); median of BENCH_COLD_OPENS;
 //   (c) search keystrokes, once the index is ready: typing into the epic
@@ -40,7 +40,7 @@ import type { Page } from 'playwright-core'
 import { MemorySecretStore } from '../src-web/memory-secrets.ts'
 import { startWebApp, type WebApp } from '../src-web/web-app.ts'
 import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
-import { OPEN_MARKS } from '../src-renderer/src/data/early-open.ts'
+import { OPEN_MARKS } from '../src-renderer/src/first-paint/early-cache.ts'
 import { SEARCH_MARKS } from '../src-renderer/src/data/search/index.ts'
 import { heapAfterGc, launch, probesOf, traceTasks, type BrowserWindow, type MainThreadTasks } from './browser.ts'
 import { describeLimit, describeRoutes, RATE_LIMIT, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
@@ -124,7 +124,7 @@ interface ColdOpen {
   frameAt: number
   paintAt: number | undefined
   /**
-   * ms from navigation start to the last screen's copy painted (app/last-screen.ts: the epic list
+   * ms from navigation start to the last screen's copy painted (first-paint/screen-copy.ts: the epic list
    * as the window last showed it, painted before the app runs; first contentful paint), if it was.
    */
   lastScreenAt: number | undefined
@@ -385,7 +385,7 @@ async function main(): Promise<void> {
   add('cold open: first live epic row in the DOM', opens((o) => o.domAt), 'ms')
   add('cold open: its frame done on the main thread', opens((o) => o.frameAt), 'ms', 'rAF, then the task after it')
   add('cold open: slowest of the opens (first list)', med((r) => Math.max(...r.opens.map(painted))), 'ms')
-  add('cold open: cache open (IndexedDB answered)', opens((o) => o.cacheOpenAt), 'ms', 'from navigation start; the first screen painted before it comes from the last run (data/first-screen.ts)')
+  add('cold open: cache open (IndexedDB answered)', opens((o) => o.cacheOpenAt), 'ms', 'from navigation start; the first screen painted before it comes from the last run (first-paint/saved-rows.ts)')
   add('cold open: first screen read from the cache', opens((o) => o.firstScreenReadAt), 'ms', 'the 100 most recent epics, then all of them')
   add('cold open: search index built', opens((o) => o.searchReadyAt), 'ms', 'from navigation start')
   add('cold open: longest main-thread task', opens((o) => o.tasks.longestMs), 'ms', `to the index built; tasks of 50 ms or more: ${opens((o) => o.tasks.over50)}`)

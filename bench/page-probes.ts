@@ -36,7 +36,7 @@ export interface Probes {
   longFrames: LongFrame[]
   /** The live app's first epic row. */
   firstRow: FirstRow | null
-  /** The first row of the last screen's copy (app/last-screen.ts), painted before the app runs; null when none was. */
+  /** The first row of the last screen's copy (first-paint/screen-copy.ts), painted before the app runs; null when none was. */
   lastScreenRow: FirstRow | null
   /** Paint Timing's first contentful paint: the last screen's, when there is one (Element Timing reports none for it). */
   firstContentfulPaint?: number

@@ -1,5 +1,5 @@
 // A start paints the window's last screen before the app is evaluated
-// (app/last-screen.ts): a copy of the plain epic list, kept in localStorage,
+// (first-paint/screen-copy.ts): a copy of the plain epic list, kept in localStorage,
 // inert and hidden from assistive technology, which the mounting app replaces
 // in the same task. Only the plain list is kept; a changed copy, or a start at
 // another screen, paints nothing.

@@ -1,8 +1,8 @@
-// A start paints the window's last screen first (app/last-screen.ts: a copy
+// A start paints the window's last screen first (first-paint/screen-copy.ts: a copy
 // of the epic list as it was, from localStorage), lets the browser show it,
 // and only then evaluates and mounts the app (start.ts, preloaded by
 // index.html meanwhile), which replaces it.
-import { paintLastScreen } from './app/last-screen.ts'
+import { paintLastScreen } from './first-paint/screen-copy.ts'
 import { afterNextFrame } from './lib/frames.ts'
 
 const target = document.getElementById('app')

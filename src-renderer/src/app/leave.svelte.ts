@@ -5,7 +5,7 @@
 import Dexie from 'dexie'
 import type { AccountInfo } from '../../../src-shared/ipc.ts'
 import { databaseName } from '../data/db.ts'
-import { forgetWorkspace } from '../data/early-open.ts'
+import { forgetWorkspace } from '../first-paint/early-cache.ts'
 import { notices } from '../lib/notices.svelte.ts'
 import { session } from './session.svelte.ts'
 import { messageOf } from '../lib/errors.ts'

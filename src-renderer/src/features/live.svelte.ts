@@ -5,8 +5,8 @@
 import { liveQuery } from 'dexie'
 import { createSubscriber } from 'svelte/reactivity'
 import type { OutpostDb } from '../data/db.ts'
-import { FIRST_SCREEN_EPICS, takeEarlyFirstScreen } from '../data/early-open.ts'
-import { readFirstScreen, saveFirstScreen } from '../data/first-screen.ts'
+import { FIRST_SCREEN_EPICS, takeEarlyFirstScreen } from '../first-paint/early-cache.ts'
+import { readFirstScreen, saveFirstScreen } from '../first-paint/saved-rows.ts'
 import { watchTables, type Watched } from '../data/watch.ts'
 import { afterNextFrame } from '../lib/frames.ts'
 import { yieldToEventLoop } from '../lib/yield.ts'
@@ -85,8 +85,8 @@ const SAVE_FIRST_SCREEN_AFTER_MS = 2_000
 
 /**
  * The epics (10,000): at once the first screen the window showed last time
- * (data/first-screen.ts), then the most recent from the cache (read as the
- * window opened when it could be: data/early-open.ts), then all of them,
+ * (first-paint/saved-rows.ts), then the most recent from the cache (read as the
+ * window opened when it could be: first-paint/early-cache.ts), then all of them,
  * re-read at a pace while a bootstrap commits (data/watch.ts). Once the list
  * has been still for a moment, its first screen is saved for the next start.
  */

@@ -3,7 +3,7 @@
 // full: a read then gives nothing and a write is dropped, which costs only the
 // speed-up or the choice.
 
-/** The database of the workspace the window showed last (data/early-open.ts). */
+/** The database of the workspace the window showed last (first-paint/early-cache.ts). */
 export const LAST_WORKSPACE_DB_KEY = 'outpost:last-workspace-db'
 
 /** The account signed in last, without its token (app/session.svelte.ts). */

@@ -6,10 +6,10 @@
 // The name kept (localStorage) is the database's: the service's address and
 // the workspace's slug, never a token. When the session turns out to be
 // another workspace, or none, the early database is closed unused.
-import { databaseName, openWorkspaceDb, OutpostDb } from './db.ts'
+import { databaseName, openWorkspaceDb, OutpostDb } from '../data/db.ts'
 import { forgetStoredFor, LAST_WORKSPACE_DB_KEY as LAST_DB_KEY, readStored, removeStored, writeStored } from '../lib/stored.ts'
-import { recentEpics } from './overlay.ts'
-import type { CachedEpic } from './types.ts'
+import { recentEpics } from '../data/overlay.ts'
+import type { CachedEpic } from '../data/types.ts'
 
 /** Epics read for the list's first screen: more rows than the tallest window shows, archived ones and all. */
 export const FIRST_SCREEN_EPICS = 100

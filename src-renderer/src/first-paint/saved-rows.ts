@@ -7,8 +7,8 @@
 // local changes included (names, states, owners, dates; no descriptions),
 // under the database's name; removing the workspace removes it. Never a token.
 import { readStoredJson, workspaceKey, writeStored } from '../lib/stored.ts'
-import { rowProblem } from './row-checks.ts'
-import type { CachedEpic } from './types.ts'
+import { rowProblem } from '../data/row-checks.ts'
+import type { CachedEpic } from '../data/types.ts'
 
 /** More rows than the tallest window shows. */
 export const FIRST_SCREEN_ROWS = 60

@@ -1,13 +1,13 @@
-// The first screen kept for the next start (first-screen.ts) and the cache
-// opened before the session is known (early-open.ts), with a Storage like the
+// The first screen kept for the next start (saved-rows.ts) and the cache
+// opened before the session is known (early-cache.ts), with a Storage like the
 // window's and fake IndexedDB.
 import 'fake-indexeddb/auto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { OutpostDb } from './db.ts'
-import { forgetWorkspace, openLastWorkspaceEarly, releaseEarlyDb, takeEarlyFirstScreen, workspaceDb } from './early-open.ts'
-import { FIRST_SCREEN_ROWS, readFirstScreen, saveFirstScreen } from './first-screen.ts'
+import { OutpostDb } from '../data/db.ts'
+import { forgetWorkspace, openLastWorkspaceEarly, releaseEarlyDb, takeEarlyFirstScreen, workspaceDb } from './early-cache.ts'
+import { FIRST_SCREEN_ROWS, readFirstScreen, saveFirstScreen } from './saved-rows.ts'
 import { cachedEpic } from '../../../testing/cached-rows.ts'
-import type { CachedEpic } from './types.ts'
+import type { CachedEpic } from '../data/types.ts'
 
 /** localStorage as a window has it (Node has none). */
 class MemoryStorage implements Storage {
