@@ -1,6 +1,6 @@
 // One run of the app's data layer against the service, as the soak kills and
 // restarts it: its own database object on the shared fake IndexedDB, its own
-// gateway, the data engine (sync and replay), and the actions the UI calls.
+// gateway, the data layer (sync and replay), and the actions the UI calls.
 //
 // A kill is what a crash does: the engine is abandoned mid-step (its signal
 // aborted, nothing more sent, no answer heard, its database closed), and the
@@ -15,7 +15,7 @@ import type { RunningService } from '../../src-server/index.ts'
 import type { OperationName, OperationRequest } from '../../src-shared/api/operations.ts'
 import { outboxActions, type Actions } from '../../src-renderer/src/data/actions.ts'
 import { OutpostDb } from '../../src-renderer/src/data/db.ts'
-import { startDataEngine, type DataEngine } from '../../src-renderer/src/data/engine.ts'
+import { startDataLayer, type DataLayer } from '../../src-renderer/src/data/data-layer.ts'
 import { gatewayTransport } from '../gateway-transport.ts'
 import { createProcessLock } from '../../src-renderer/src/data/lock.ts'
 import { replay } from '../../src-renderer/src/data/outbox/index.ts'
@@ -42,7 +42,7 @@ export type KillReason = 'calls' | 'idle' | 'end'
 export interface Life {
   readonly id: number
   readonly db: OutpostDb
-  readonly engine: DataEngine
+  readonly engine: DataLayer
   readonly actions: Actions
   readonly dead: boolean
   /** Requests sent by this life (the kill trigger counts them). */
@@ -123,7 +123,7 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
 
   // Locks die with the process (Web Locks are released when a page goes away): each life has its own.
   const lock = createProcessLock()
-  const engine = startDataEngine({
+  const engine = startDataLayer({
     db,
     transport,
     lock,

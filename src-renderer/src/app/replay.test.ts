@@ -1,7 +1,7 @@
 // A replay pass waiting between attempts (the service unreachable) tries again at once when the engine is
 // asked to replay (the user's "Send now", the service seen back), instead of sleeping out its backoff.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startDataEngine } from '../data/engine.ts'
+import { startDataLayer } from '../data/data-layer.ts'
 import { outboxRecords, outboxStatus } from '../data/outbox/index.ts'
 import { actionsFor, fillCache, startKit, type Kit } from '../../../testing/outbox-kit.ts'
 import type { Transport } from '../data/transport.ts'
@@ -39,7 +39,7 @@ describe('replay, as the engine runs it', () => {
     service.setFaults({ dropRate: 1 })
     const { transport, reached } = failures(kit.transport, 1)
     // A wait between attempts far longer than the test may take: only a wake ends it.
-    const engine = startDataEngine({ db, transport, replay: replayFor(db, transport, undefined, { baseMs: 600_000, maxMs: 600_000 }), sync: { fileBudgetBytes: 0 } })
+    const engine = startDataLayer({ db, transport, replay: replayFor(db, transport, undefined, { baseMs: 600_000, maxMs: 600_000 }), sync: { fileBudgetBytes: 0 } })
     const pass = engine.replay()
     await reached
     expect(await outboxRecords(db)).toHaveLength(1)

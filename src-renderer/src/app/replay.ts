@@ -5,7 +5,7 @@
 // (the service unreachable) can be woken: the user's "Send now", or the
 // service seen back, tries again at once instead of after the wait.
 import type { OutpostDb } from '../data/db.ts'
-import type { EngineReplay } from '../data/engine.ts'
+import type { EngineReplay } from '../data/data-layer.ts'
 import { replay, type Backoff } from '../data/outbox/index.ts'
 import type { Transport } from '../data/transport.ts'
 

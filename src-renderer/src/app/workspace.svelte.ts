@@ -1,5 +1,5 @@
 // The open workspace: its cache (one Dexie database per base URL + slug), the
-// transport over the bridge, the data engine that fills the cache and replays
+// transport over the bridge, the data layer that fills the cache and replays
 // the outbox when main says so, the actions every write goes through, local
 // search, and opening and reading downloaded files. It is what the feature
 // screens get (features/context.ts) and what the status bar and the pending
@@ -11,7 +11,7 @@ import { outboxActions, type Actions } from '../data/actions.ts'
 import { bridgeTransport } from '../data/bridge-transport.ts'
 import type { OutpostDb } from '../data/db.ts'
 import { workspaceDb } from '../first-paint/early-cache.ts'
-import { IDLE_STATUS, startDataEngine, syncStatus, type DataEngine, type SyncStatus } from '../data/engine.ts'
+import { IDLE_STATUS, startDataLayer, syncStatus, type DataLayer, type SyncStatus } from '../data/data-layer.ts'
 import { outboxStatus, type OutboxStatus } from '../data/outbox/index.ts'
 import { createDeferredSearch } from '../data/search/deferred.ts'
 import type { LocalSearch } from '../data/search/search.ts'
@@ -41,7 +41,7 @@ export class OpenWorkspace implements Workspace {
   readonly transport: Transport
   readonly actions: Actions
   readonly search: LocalSearch
-  readonly engine: DataEngine
+  readonly engine: DataLayer
 
   online = $state<boolean | undefined>(undefined)
   onlineSince = $state<number | null>(null)
@@ -66,7 +66,7 @@ export class OpenWorkspace implements Workspace {
     this.db = workspaceDb(account.baseUrl, account.workspaceSlug)
     this.transport = bridgeTransport(bridge)
     this.actions = outboxActions({ db: this.db, transport: this.transport, canWrite: () => this.access.canWrite })
-    this.engine = startDataEngine({
+    this.engine = startDataLayer({
       db: this.db,
       transport: this.transport,
       bridgeEvents: bridge,

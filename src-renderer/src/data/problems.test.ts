@@ -7,17 +7,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { v3 } from '../../../testing/service.ts'
 import { outboxActions } from './actions.ts'
-import { startDataEngine, type DataEngine } from './engine.ts'
+import { startDataLayer, type DataLayer } from './data-layer.ts'
 import { outboxRecords, outboxStatus, replay } from './outbox/index.ts'
 import { fastSleep, offline, startKit, type Kit } from '../../../testing/outbox-kit.ts'
 import { mergedEpic, mergedLabels } from './overlay.ts'
 import { dataProblems, discardUnreadable, reportCacheProblems, reportProblems } from './problems.ts'
 
 let kit: Kit
-let engine: DataEngine
+let engine: DataLayer
 beforeEach(async () => {
   kit = await startKit({ seed: 'demo' })
-  engine = startDataEngine({
+  engine = startDataLayer({
     db: kit.db,
     transport: kit.transport,
     replay: () => replay({ db: kit.db, transport: kit.transport, sleep: fastSleep, backoff: { baseMs: 1, maxMs: 4 } }),

@@ -36,7 +36,7 @@ import type { Transport } from '../data/transport.ts'
 import type { LocalSearch } from '../data/search/index.ts'
 
 /**
- * What the screens use of the sync engine (data/engine.ts `DataEngine`, or a
+ * What the screens use of the data layer (data/data-layer.ts `DataLayer`, or a
  * data/sync `Syncer`): a fresh copy
  * of what the user opens. Each is best-effort: the screen keeps showing the
  * cache, and says so, when it fails or when offline.

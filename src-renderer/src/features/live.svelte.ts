@@ -12,7 +12,7 @@ import { afterNextFrame } from '../lib/frames.ts'
 import { yieldToEventLoop } from '../lib/yield.ts'
 import { compareText } from './epics/epic-filter.ts'
 import { byId, writeStatesOf, type WriteState } from './lookup.ts'
-import { syncStatus, type SyncStatus } from '../data/engine.ts'
+import { syncStatus, type SyncStatus } from '../data/data-layer.ts'
 import {
   mergedCategories,
   mergedDocs,

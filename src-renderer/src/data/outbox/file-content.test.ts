@@ -5,17 +5,17 @@
 import { access } from 'node:fs/promises'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { v3 } from '../../../../testing/service.ts'
-import { startDataEngine, type DataEngine } from '../engine.ts'
+import { startDataLayer, type DataLayer } from '../data-layer.ts'
 import type { CachedFile } from '../types.ts'
 import { outboxStatus } from './records.ts'
 import { actionsFor, offline, replayFast, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
-let engine: DataEngine
+let engine: DataLayer
 let files: CachedFile[]
 beforeEach(async () => {
   kit = (await startFilledKit({ seed: 'demo' })).kit
-  engine = startDataEngine({ db: kit.db, transport: kit.transport, sync: { fileBudgetBytes: 50 * 1024 * 1024 } })
+  engine = startDataLayer({ db: kit.db, transport: kit.transport, sync: { fileBudgetBytes: 50 * 1024 * 1024 } })
   files = await kit.db.files.orderBy('id').toArray()
 })
 afterEach(async () => {

@@ -7,7 +7,7 @@
 import { access, readdir, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startDataEngine } from '../engine.ts'
+import { startDataLayer } from '../data-layer.ts'
 import { createProcessLock, outboxLockName } from '../lock.ts'
 import { outboxRecords } from './records.ts'
 import { stagedPaths, sweepStagedCopies } from './staged.ts'
@@ -39,7 +39,7 @@ describe('staged copies nobody needs', () => {
     await age(kept)
     await age(left)
 
-    await startDataEngine({ db: kit.db, transport: kit.transport }).stop()
+    await startDataLayer({ db: kit.db, transport: kit.transport }).stop()
     expect(await exists(kept)).toBe(true)
     expect(await exists(left)).toBe(false)
     expect(await exists(fresh)).toBe(true)

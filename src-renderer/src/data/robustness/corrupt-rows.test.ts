@@ -7,14 +7,14 @@ import 'fake-indexeddb/auto'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { v3 } from '../../../../testing/service.ts'
 import { outboxActions } from '../actions.ts'
-import { startDataEngine, type DataEngine } from '../engine.ts'
+import { startDataLayer, type DataLayer } from '../data-layer.ts'
 import { outboxRecords, outboxStatus, replay } from '../outbox/index.ts'
 import { fastSleep, startKit, type Kit } from '../../../../testing/outbox-kit.ts'
 import { mergedComments, mergedDoc, mergedDocs, mergedEpic, mergedEpics, mergedHealth } from '../overlay.ts'
 import { dataProblems } from '../problems.ts'
 
 let kit: Kit
-let engine: DataEngine | undefined
+let engine: DataLayer | undefined
 beforeEach(async () => {
   kit = await startKit({ seed: 'demo' })
 })
@@ -25,7 +25,7 @@ afterEach(async () => {
 })
 
 const start = () =>
-  (engine = startDataEngine({
+  (engine = startDataLayer({
     db: kit.db,
     transport: kit.transport,
     replay: () => replay({ db: kit.db, transport: kit.transport, sleep: fastSleep, backoff: { baseMs: 1, maxMs: 4 } }),

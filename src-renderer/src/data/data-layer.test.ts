@@ -1,4 +1,4 @@
-// The data engine (../engine.ts): main says when, the data layer does it.
+// The data layer (data-layer.ts): main says when, the data layer does it.
 // 'replay-now' runs the outbox's replay, 'sync-now' runs sync (after a replay
 // under way); the status row in `meta` is what the UI reads with liveQuery.
 // Dexie's liveQuery stays silent unless the platform has a global indexedDB
@@ -6,11 +6,11 @@
 import 'fake-indexeddb/auto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { liveQuery } from 'dexie'
-import type { EventChannel, EventOf } from '../../../../src-shared/ipc.ts'
-import { startDataEngine, syncStatus, type BridgeEvents, type SyncStatus } from '../engine.ts'
-import type { OutpostDb } from '../db.ts'
-import { readCheckpoints } from './index.ts'
-import { bootstrapFloor, countingTransport, startWorld, type World } from '../../../../testing/sync-kit.ts'
+import type { EventChannel, EventOf } from '../../../src-shared/ipc.ts'
+import { startDataLayer, syncStatus, type BridgeEvents, type SyncStatus } from './data-layer.ts'
+import type { OutpostDb } from './db.ts'
+import { readCheckpoints } from './sync/index.ts'
+import { bootstrapFloor, countingTransport, startWorld, type World } from '../../../testing/sync-kit.ts'
 
 let world: World
 beforeAll(async () => {
@@ -61,7 +61,7 @@ function watch(db: OutpostDb) {
   }
 }
 
-describe('the data engine', () => {
+describe('the data layer', () => {
   it('replays on replay-now, syncs on sync-now (after the replay), and shows its status to liveQuery', async () => {
     const db = world.openDb('events')
     const bridge = mainSide()
@@ -76,7 +76,7 @@ describe('the data engine', () => {
       if (order.at(-1) !== 'sync') order.push('sync')
       void operation
     })
-    const engine = startDataEngine({ db, transport, bridgeEvents: bridge, replay, clock: () => 42_000, sync: { fileBudgetBytes: 0 } })
+    const engine = startDataLayer({ db, transport, bridgeEvents: bridge, replay, clock: () => 42_000, sync: { fileBudgetBytes: 0 } })
     const status = watch(db)
 
     bridge.emit('outpost:replay-now', { reason: 'reconnect' })
@@ -102,7 +102,7 @@ describe('the data engine', () => {
       const db = world.openDb('two-engines')
       const bridge = mainSide()
       const transport = countingTransport(world.transport, () => void log.push(tag))
-      return { db, bridge, transport, engine: startDataEngine({ db, transport, bridgeEvents: bridge, clock: () => clock, sync: { fileBudgetBytes: 0 } }) }
+      return { db, bridge, transport, engine: startDataLayer({ db, transport, bridgeEvents: bridge, clock: () => clock, sync: { fileBudgetBytes: 0 } }) }
     }
     const a = window('A', 1)
     const b = window('B', 2)
@@ -123,7 +123,7 @@ describe('the data engine', () => {
   it('runs asks made during a run as one more run', async () => {
     const db = world.openDb('coalesce')
     const transport = countingTransport(world.transport)
-    const engine = startDataEngine({ db, transport, sync: { fileBudgetBytes: 0 } })
+    const engine = startDataLayer({ db, transport, sync: { fileBudgetBytes: 0 } })
     const runs = await Promise.all([engine.sync(), engine.sync(), engine.sync(), engine.sync()])
     expect(runs[0]?.bootstrap).toBe(true)
     expect(runs[1]).toBe(runs[3])
@@ -135,7 +135,7 @@ describe('the data engine', () => {
 
   it('shows an error when a run fails, and clears it with the next good run', async () => {
     const db = world.openDb('errors')
-    const engine = startDataEngine({ db, transport: world.transport, sync: { fileBudgetBytes: 0 } })
+    const engine = startDataLayer({ db, transport: world.transport, sync: { fileBudgetBytes: 0 } })
     world.service.setFaults({ failRate: 1 })
     try {
       await expect(engine.sync()).rejects.toThrow()
@@ -150,7 +150,7 @@ describe('the data engine', () => {
 
   it('goes on with the other kinds when the service refuses one (docs switched off), and says which', async () => {
     const db = world.openDb('docs-off')
-    const engine = startDataEngine({ db, transport: world.transport, sync: { fileBudgetBytes: 0 } })
+    const engine = startDataLayer({ db, transport: world.transport, sync: { fileBudgetBytes: 0 } })
     world.service.setFeature('docs', false)
     try {
       await expect(engine.sync()).rejects.toThrow(/docs/)
@@ -169,12 +169,12 @@ describe('the data engine', () => {
   it('stops a run under way on stop(); the next engine resumes it from its checkpoint', async () => {
     const db = world.openDb('stopped')
     const bridge = mainSide()
-    const engines: ReturnType<typeof startDataEngine>[] = []
+    const engines: ReturnType<typeof startDataLayer>[] = []
     let stopping: Promise<void> | undefined
     const transport = countingTransport(world.transport, (operation, _request, made) => {
       if (made === 9 && operation === 'epics.list') stopping = engines[0].stop()
     })
-    const engine = startDataEngine({ db, transport, bridgeEvents: bridge, sync: { fileBudgetBytes: 0 } })
+    const engine = startDataLayer({ db, transport, bridgeEvents: bridge, sync: { fileBudgetBytes: 0 } })
     engines.push(engine)
     expect(await engine.sync()).toBeNull()
     await stopping
@@ -185,7 +185,7 @@ describe('the data engine', () => {
     expect(transport.counted.total()).toBe(10)
 
     const resumed = countingTransport(world.transport)
-    const next = startDataEngine({ db, transport: resumed, sync: { fileBudgetBytes: 0 } })
+    const next = startDataLayer({ db, transport: resumed, sync: { fileBudgetBytes: 0 } })
     await next.sync()
     expect(resumed.counted.total()).toBe(bootstrapFloor(world.service) - 9)
     await next.stop()

@@ -1,6 +1,6 @@
-// The data layer's engine: main says when, the data layer does it. The main
-// side knows connectivity, wake-ups and the schedule, and sends 'replay-now'
-// and 'sync-now'; the engine replays the outbox (the function the outbox
+// The data layer of an open workspace: main says when, the data layer does
+// it. The main side knows connectivity, wake-ups and the schedule, and sends
+// 'replay-now' and 'sync-now'; the data layer replays the outbox (the function the outbox
 // module provides) and runs sync. Once per start it lists the rows it cannot
 // read (problems.ts) and sweeps the staged copies no queued upload names any
 // more (outbox/staged.ts). Its state is a row of `meta`, so the UI reads it
@@ -63,7 +63,7 @@ export interface BridgeEvents {
   on<E extends EventChannel>(event: E, listener: (payload: EventOf<E>) => void): () => void
 }
 
-export interface DataEngineOptions {
+export interface DataLayerOptions {
   db: OutpostDb
   transport: Transport
   /** The main side's 'sync-now' and 'replay-now'; without it, runs happen only when asked. */
@@ -76,7 +76,7 @@ export interface DataEngineOptions {
   sync?: SyncOptions
 }
 
-export interface DataEngine {
+export interface DataLayer {
   /**
    * Runs sync now. While a run is going, further asks share one run after it
    * (which sees whatever they asked for). Resolves with the report, or null
@@ -97,7 +97,7 @@ export interface DataEngine {
 /** One pass over the queued writes; `wake` ends a wait between its attempts at once. */
 export type EngineReplay = (() => Promise<unknown>) & { wake?: () => void }
 
-export function startDataEngine(options: DataEngineOptions): DataEngine {
+export function startDataLayer(options: DataLayerOptions): DataLayer {
   const { db } = options
   const clock = options.clock ?? Date.now
   const controller = new AbortController()
@@ -225,7 +225,7 @@ export function startDataEngine(options: DataEngineOptions): DataEngine {
     async stop() {
       stopped = true
       for (const off of unsubscribe) off?.()
-      controller.abort(new DOMException('The data engine was stopped.', 'AbortError'))
+      controller.abort(new DOMException('The data layer was stopped.', 'AbortError'))
       await Promise.allSettled([current, next, replaying, checked, swept])
       await writes
     },
