@@ -28,19 +28,7 @@ import { memberV4 } from '../members/index.ts'
 import type { MemberRecord } from '../members/member.ts'
 import type { DocStreams } from './events.ts'
 import { collectionV4, docV4 } from './render.ts'
-import {
-  assertDocAdmin,
-  collections,
-  createCollection,
-  createDoc,
-  deleteDoc,
-  docHeaders,
-  docs,
-  setDocCollections,
-  updateDoc,
-  type CollectionRecord,
-  type DocRecord,
-} from './store.ts'
+import { assertDocAdmin, collections, createCollection, createDoc, deleteDoc, docHeaders, docs, setDocCollections, updateDoc, type CollectionRecord, type DocRecord } from './store.ts'
 
 const DOC_FIELDS = Object.keys(DocV4.properties)
 const COLLECTION_FIELDS = Object.keys(CollectionV4.properties)
