@@ -140,13 +140,13 @@ export function keepLastScreen(root: HTMLElement, dbName: string, showsEpicList:
   }
   const changed = new MutationObserver(() => {
     clearTimeout(timer)
-    timer = setTimeout(keep, KEEP_AFTER_MS)
+    timer = setTimeout(() => keep(), KEEP_AFTER_MS)
   })
   changed.observe(root, { childList: true, subtree: true, characterData: true, attributes: true })
   const onHidden = () => document.visibilityState === 'hidden' && keep()
   window.addEventListener('pagehide', keep)
   document.addEventListener('visibilitychange', onHidden)
-  timer = setTimeout(keep, KEEP_AFTER_MS)
+  timer = setTimeout(() => keep(), KEEP_AFTER_MS)
   return () => {
     clearTimeout(timer)
     changed.disconnect()
