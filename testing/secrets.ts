@@ -4,7 +4,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { SafeStorageApi } from './safe-storage.ts'
+import type { SafeStorageApi } from '../src-main/secrets/safe-storage.ts'
 
 export type SafeStorageBackend = ReturnType<NonNullable<SafeStorageApi['getSelectedStorageBackend']>>
 

@@ -1,8 +1,8 @@
 // Stories, branches and pull requests for tests: this API has no story writes,
 // so tests place the records they need straight into the store.
-import type { RunningService } from '../../index.ts'
-import type { MemberRecord } from '../members/member.ts'
-import { branches, pullRequests, stories, type BranchRecord, type PullRequestRecord, type StoryRecord, type WorkflowRecord } from './story.ts'
+import type { RunningService } from '../src-server/index.ts'
+import type { MemberRecord } from '../src-server/resources/members/member.ts'
+import { branches, pullRequests, stories, type BranchRecord, type PullRequestRecord, type StoryRecord, type WorkflowRecord } from '../src-server/resources/stories/story.ts'
 
 export function insertStory(service: RunningService, fields: Partial<StoryRecord> = {}): StoryRecord {
   const ctx = service.ctx

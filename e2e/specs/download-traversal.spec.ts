@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { safeFileName } from '../../src-main/files/safe-name.ts'
-import { filesUnder } from '../../src-main/secrets/testing.ts'
+import { filesUnder } from '../../testing/secrets.ts'
 import { expect, goTo, signIn, test, waitForBootstrap } from '../fixtures/outpost.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')

@@ -13,7 +13,7 @@ import type { RunningService } from '../../src-server/index.ts'
 import { testService, v3, v4Root } from '../../testing/service.ts'
 import { SafeStorageStore } from '../secrets/safe-storage.ts'
 import { Gateway } from '../gateway/index.ts'
-import { fakeSafeStorage, filesHolding, filesUnder } from '../secrets/testing.ts'
+import { fakeSafeStorage, filesHolding, filesUnder } from '../../testing/secrets.ts'
 import { AccountError, type AccountErrorKind } from './account-error.ts'
 import { Accounts, secretNameOf } from './accounts.ts'
 

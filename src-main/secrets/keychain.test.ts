@@ -16,7 +16,7 @@ import { Accounts, secretNameOf } from '../accounts/accounts.ts'
 import { KeychainStore, loadKeytar, type Keytar } from './keychain.ts'
 import { openSecretStore } from './open.ts'
 import { KEYCHAIN_SERVICE, workspaceSecretName } from './secret-store.ts'
-import { fakeSafeStorage, filesHolding, filesUnder } from './testing.ts'
+import { fakeSafeStorage, filesHolding, filesUnder } from '../../testing/secrets.ts'
 
 const thisFile = fileURLToPath(import.meta.url)
 const repoRoot = resolve(dirname(thisFile), '../..')

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Keytar } from './keychain.ts'
 import { openSecretStore } from './open.ts'
 import { SecretStoreError } from './secret-store.ts'
-import { fakeSafeStorage, filesHolding } from './testing.ts'
+import { fakeSafeStorage, filesHolding } from '../../testing/secrets.ts'
 
 let dataDir: string
 beforeEach(async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SafeStorageStore } from './safe-storage.ts'
 import { SecretStoreError, workspaceSecretName } from './secret-store.ts'
-import { fakeSafeStorage, filesHolding, filesUnder } from './testing.ts'
+import { fakeSafeStorage, filesHolding, filesUnder } from '../../testing/secrets.ts'
 
 let dataDir: string
 beforeEach(async () => {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
 import { anonymous, testService, v3, v4, walk } from '../../../testing/service.ts'
-import { at, insertStory } from '../stories/test-fixtures.ts'
+import { at, insertStory } from '../../../testing/story-fixtures.ts'
 import { customFields, type CustomFieldRecord } from './field.ts'
 
 let service: RunningService

@@ -5,7 +5,7 @@ import type { RunningService } from '../../index.ts'
 import { anonymous, testService, v3, v4 } from '../../../testing/service.ts'
 import { customFields } from '../custom-fields/field.ts'
 import type { MemberRecord } from '../members/member.ts'
-import { insertStory } from '../stories/test-fixtures.ts'
+import { insertStory } from '../../../testing/story-fixtures.ts'
 import { stories } from '../stories/story.ts'
 
 let service: RunningService

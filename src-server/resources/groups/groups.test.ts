@@ -5,7 +5,7 @@ import type { RunningService } from '../../index.ts'
 import type { Activity } from '../../context.ts'
 import { anonymous, testService, v3 } from '../../../testing/service.ts'
 import type { MemberRecord } from '../members/member.ts'
-import { insertStory } from '../stories/test-fixtures.ts'
+import { insertStory } from '../../../testing/story-fixtures.ts'
 
 let service: RunningService
 let memberIds: string[]

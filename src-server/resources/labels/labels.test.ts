@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
 import { anonymous, testService, v3 } from '../../../testing/service.ts'
-import { insertStory } from '../stories/test-fixtures.ts'
+import { insertStory } from '../../../testing/story-fixtures.ts'
 import { findOrCreateLabel } from './label.ts'
 
 let service: RunningService

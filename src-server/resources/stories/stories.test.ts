@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningService } from '../../index.ts'
 import { anonymous, testService, v3, v4, v4Root, walk } from '../../../testing/service.ts'
 import type { CustomFieldRecord } from '../custom-fields/field.ts'
-import { at, insertBranch, insertPullRequest, insertStory } from './test-fixtures.ts'
+import { at, insertBranch, insertPullRequest, insertStory } from '../../../testing/story-fixtures.ts'
 import { stories, type BranchRecord, type StoryRecord } from './story.ts'
 
 let service: RunningService
