@@ -52,6 +52,12 @@ const MIGRATIONS: string[] = [
   CREATE INDEX entities_by_external ON entities (kind, external_id, seq);
   CREATE INDEX entities_by_name ON entities (kind, name, seq);
   `,
+  // Lists by updated_at break ties by seq: index the tie-break too, or SQLite sorts every row of
+  // the kind in a temporary b-tree for each first page.
+  `
+  DROP INDEX entities_by_updated;
+  CREATE INDEX entities_by_updated ON entities (kind, updated_at, seq);
+  `,
 ]
 
 export function openDatabase(file: string): Db {

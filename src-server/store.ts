@@ -1,4 +1,5 @@
 // Typed access to the entities table: one Collection per kind of resource.
+import type { Statement } from 'better-sqlite3'
 import type { Db } from './db.ts'
 import { ApiError } from './errors.ts'
 
@@ -43,6 +44,8 @@ export class Collection<T extends StoredRecord> {
   private readonly stmts
 
   private readonly sequence: Sequence
+  /** ids() statements by their SQL (a handful per kind: filters and orders). */
+  private readonly idStatements = new Map<string, Statement<(string | number)[], string>>()
 
   constructor(db: Db, kind: string, options: CollectionOptions<T>) {
     this.db = db
@@ -118,12 +121,17 @@ export class Collection<T extends StoredRecord> {
     }
     const column = options.orderBy ?? 'seq'
     const dir = options.dir === 'desc' ? 'DESC' : 'ASC'
-    // seq breaks ties so equal timestamps or names keep a stable order.
-    const sql = `SELECT id FROM entities WHERE ${where.join(' AND ')} ORDER BY ${column} ${dir}, seq ${dir}`
-    return this.db
-      .prepare<(string | number)[], { id: string }>(sql)
-      .all(...params)
-      .map((r) => this.parseId(r.id))
+    // seq breaks ties so equal timestamps or names keep a stable order. Never "seq, seq": SQLite then
+    // sorts every row of the kind again in a temporary b-tree instead of reading the index in order.
+    const order = column === 'seq' ? `seq ${dir}` : `${column} ${dir}, seq ${dir}`
+    const sql = `SELECT id FROM entities WHERE ${where.join(' AND ')} ORDER BY ${order}`
+    let statement = this.idStatements.get(sql)
+    if (!statement) {
+      statement = this.db.prepare<(string | number)[], string>(sql).pluck()
+      this.idStatements.set(sql, statement)
+    }
+    const ids = statement.all(...params)
+    return this.intId ? ids.map(Number) : ids
   }
 
   insert(record: T): T {
