@@ -44,6 +44,7 @@ type AnyRecord = StoredRecord & Record<string, unknown>
 export class Refs {
   readonly api: string
   private readonly cache = new Map<string, AnyRecord | null>()
+  private readonly slims = new Map<string, Slim | null>()
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -66,9 +67,36 @@ export class Refs {
     return this.cache.get(key) ?? null
   }
 
-  /** A slim reference, or null when the target no longer exists. */
+  /** Reads the records of these ids that are not cached yet, in one statement (a page's references at once). */
+  preload(kind: Kind, ids: Iterable<EntityId>): void {
+    const missing = new Set<string>()
+    for (const id of ids) if (id !== null && id !== undefined && !this.cache.has(`${kind}:${id}`)) missing.add(String(id))
+    if (missing.size === 0) return
+    const found = this.ctx.col<AnyRecord>(kind).getMany([...missing])
+    for (const id of missing) this.cache.set(`${kind}:${id}`, found.get(id) ?? null)
+  }
+
+  /** Caches records just read (a page's comments), so slim() does not read them again. */
+  remember(kind: Kind, records: Iterable<StoredRecord>): void {
+    for (const r of records) this.cache.set(`${kind}:${r.id}`, r as AnyRecord)
+  }
+
+  /**
+   * A slim reference, or null when the target no longer exists. Made once per target and request:
+   * a page of epics refers to the same few members, teams and labels hundreds of times.
+   */
   slim(kind: Kind, id: EntityId | null | undefined): Slim | null {
     if (id === null || id === undefined) return null
+    const key = `${kind}:${id}`
+    let slim = this.slims.get(key)
+    if (slim === undefined) {
+      slim = this.makeSlim(kind, id)
+      this.slims.set(key, slim)
+    }
+    return slim
+  }
+
+  private makeSlim(kind: Kind, id: EntityId): Slim | null {
     const r = this.record(kind, id)
     if (!r) return null
     const v4 = V4_KINDS[kind]

@@ -58,6 +58,12 @@ export class Collection<T extends StoredRecord> {
       get: db.prepare<[string, string], Row>('SELECT data FROM entities WHERE kind = ? AND id = ?'),
       all: db.prepare<[string], Row>('SELECT data FROM entities WHERE kind = ? ORDER BY seq'),
       byParent: db.prepare<[string, string], Row>('SELECT data FROM entities WHERE kind = ? AND parent = ? ORDER BY seq'),
+      // Many ids or parents in one statement: a JSON array of them, as text (ids and parents are stored as text).
+      getMany: db.prepare<[string, string], Row>('SELECT data FROM entities WHERE kind = ? AND id IN (SELECT value FROM json_each(?))'),
+      // By parent first, so SQLite walks entities_by_parent for each parent (by seq alone it walks every row of the kind).
+      byParents: db.prepare<[string, string], Row & { parent: string }>(
+        'SELECT parent, data FROM entities WHERE kind = ? AND parent IN (SELECT value FROM json_each(?)) ORDER BY parent, seq',
+      ),
       byName: db.prepare<[string, string], Row>('SELECT data FROM entities WHERE kind = ? AND name = ? ORDER BY seq'),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM entities WHERE kind = ?'),
       insert: db.prepare(
@@ -94,6 +100,30 @@ export class Collection<T extends StoredRecord> {
 
   byParent(parent: EntityId): T[] {
     return this.stmts.byParent.all(this.kind, String(parent)).map((r) => JSON.parse(r.data) as T)
+  }
+
+  /** The records of these ids, by id as text; ids that do not exist are absent. One statement for all of them. */
+  getMany(ids: readonly EntityId[]): Map<string, T> {
+    const found = new Map<string, T>()
+    if (ids.length === 0) return found
+    for (const r of this.stmts.getMany.all(this.kind, JSON.stringify(ids.map(String)))) {
+      const record = JSON.parse(r.data) as T
+      found.set(String(record.id), record)
+    }
+    return found
+  }
+
+  /** byParent() of each parent, in one statement: each list in row order, a parent with none absent. */
+  byParents(parents: readonly EntityId[]): Map<string, T[]> {
+    const found = new Map<string, T[]>()
+    if (parents.length === 0) return found
+    for (const r of this.stmts.byParents.all(this.kind, JSON.stringify(parents.map(String)))) {
+      const record = JSON.parse(r.data) as T
+      const list = found.get(r.parent)
+      if (list) list.push(record)
+      else found.set(r.parent, [record])
+    }
+    return found
   }
 
   byName(name: string): T[] {
@@ -147,10 +177,6 @@ export class Collection<T extends StoredRecord> {
 
   delete(id: EntityId): boolean {
     return this.stmts.delete.run(this.kind, String(id)).changes > 0
-  }
-
-  parseId(id: string): EntityId {
-    return this.intId ? Number(id) : id
   }
 
   private params(record: T) {

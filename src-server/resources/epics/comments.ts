@@ -18,7 +18,12 @@ export interface CommentInput {
 
 /** Comments of an epic in the order they were written. */
 export function commentsOf(ctx: ServiceContext, epicId: number): CommentRecord[] {
-  return sortBy(comments(ctx).byParent(epicId), (c) => c.created_at)
+  return inWrittenOrder(comments(ctx).byParent(epicId))
+}
+
+/** An epic's comments (in row order) in the order they were written. */
+export function inWrittenOrder(list: CommentRecord[]): CommentRecord[] {
+  return sortBy(list, (c) => c.created_at)
 }
 
 /** The comment, which must belong to the epic (404 otherwise). */

@@ -7,7 +7,12 @@ import { healths, type EpicRecord, type HealthRecord } from './records.ts'
 
 /** The health updates of an epic, most recent first. */
 export function healthHistory(ctx: ServiceContext, epicId: number): HealthRecord[] {
-  return sortBy(healths(ctx).byParent(epicId), (h) => h.created_at, 'desc')
+  return newestFirst(healths(ctx).byParent(epicId))
+}
+
+/** An epic's health updates (in row order), most recent first. */
+export function newestFirst(list: HealthRecord[]): HealthRecord[] {
+  return sortBy(list, (h) => h.created_at, 'desc')
 }
 
 export function createHealth(ctx: ServiceContext, epicId: number, input: { status: HealthRecord['status']; text?: string }, authorId: string): HealthRecord {

@@ -6,10 +6,10 @@ import type { EpicV4 } from '../../../src-shared/api/v4/epics.ts'
 import type { ServiceContext } from '../../context.ts'
 import { appUrl, globalId, type Refs } from '../../refs.ts'
 import type { EntityId } from '../../store.ts'
-import { CommentThreads, commentsOf } from './comments.ts'
-import { currentHealthV3, healthHistory } from './health.ts'
+import { CommentThreads, inWrittenOrder } from './comments.ts'
+import { currentHealthV3, newestFirst } from './health.ts'
 import { labels, labelV3 } from '../labels/label.ts'
-import { epicStates, relatedDocCount, stories, workflowStates, type EpicRecord, type StateType, type StoryRecord } from './records.ts'
+import { comments, epicStates, healths, relatedDocCount, stories, workflowStates, type EpicRecord, type StateType, type StoryRecord } from './records.ts'
 import { v3StateOf } from './workflow.ts'
 
 type StoryStateType = 'backlog' | 'unstarted' | 'started' | 'done'
@@ -162,38 +162,61 @@ export class EpicViewsV3 {
 
 /** The v4 Epic: references as slims, related collections as page<slim> wrappers. */
 export function epicV4(ctx: ServiceContext, refs: Refs, e: EpicRecord): EpicV4 {
-  const uri = refs.uri('epic', e.id)
-  const page = (kind: Parameters<Refs['page']>[0], ids: readonly EntityId[], sub: string) => refs.page(kind, ids, `${uri}/${sub}`)
-  return {
-    entity_type: 'epic',
-    app_url: refs.appUrl('epic', e.id),
-    archived: e.archived,
-    comments: page('epic_comment', commentsOf(ctx, e.id).map((c) => c.id), 'comments'),
-    completed: e.completed,
-    completed_at: e.completed_at,
-    completed_at_override: e.completed_at_override,
-    created_at: e.created_at,
-    deadline: e.deadline,
-    description: e.description,
-    epic_state: refs.slim('epic_state', e.epic_state_id) ?? { entity_type: 'epic-state:slim', id: e.epic_state_id },
-    external_id: e.external_id,
-    followers: page('member', e.follower_ids, 'followers'),
-    healths: page('epic_health', healthHistory(ctx, e.id).map((h) => h.id), 'epic-healths'),
-    id: e.id,
-    labels: page('label', e.label_ids, 'labels'),
-    mentioned_members: page('member', e.member_mention_ids, 'mentioned-members'),
-    mentioned_teams: page('group', e.group_mention_ids, 'mentioned-teams'),
-    name: e.name,
-    objectives: page('objective', e.objective_ids, 'objectives'),
-    owners: page('member', e.owner_ids, 'owners'),
-    planned_start_date: e.planned_start_date,
-    requester: refs.slim('member', e.requested_by_id),
-    started: e.started,
-    started_at: e.started_at,
-    started_at_override: e.started_at_override,
-    stories: page('story', stories(ctx).byParent(e.id).map((s) => s.id), 'stories'),
-    teams: page('group', e.group_ids, 'teams'),
-    updated_at: e.updated_at,
-    uri,
-  }
+  return epicPageV4(ctx, refs, [e])[0]
+}
+
+/**
+ * v4 Epics, such as a page of them. What they refer to (comments, health, stories, members,
+ * teams, labels, objectives, states) is read once for all of them, one statement a kind,
+ * not epic by epic.
+ */
+export function epicPageV4(ctx: ServiceContext, refs: Refs, list: readonly EpicRecord[]): EpicV4[] {
+  const epicIds = list.map((e) => e.id)
+  const commentsByEpic = comments(ctx).byParents(epicIds)
+  const healthsByEpic = healths(ctx).byParents(epicIds)
+  const storiesByEpic = stories(ctx).byParents(epicIds)
+  for (const c of commentsByEpic.values()) refs.remember('epic_comment', c)
+  for (const h of healthsByEpic.values()) refs.remember('epic_health', h)
+  for (const s of storiesByEpic.values()) refs.remember('story', s)
+  refs.preload('member', list.flatMap((e) => [...e.follower_ids, ...e.owner_ids, ...e.member_mention_ids, e.requested_by_id]))
+  refs.preload('group', list.flatMap((e) => [...e.group_ids, ...e.group_mention_ids]))
+  refs.preload('label', list.flatMap((e) => e.label_ids))
+  refs.preload('objective', list.flatMap((e) => e.objective_ids))
+  refs.preload('epic_state', list.map((e) => e.epic_state_id))
+  return list.map((e) => {
+    const uri = refs.uri('epic', e.id)
+    const page = (kind: Parameters<Refs['page']>[0], ids: readonly EntityId[], sub: string) => refs.page(kind, ids, `${uri}/${sub}`)
+    return {
+      entity_type: 'epic',
+      app_url: refs.appUrl('epic', e.id),
+      archived: e.archived,
+      comments: page('epic_comment', inWrittenOrder(commentsByEpic.get(String(e.id)) ?? []).map((c) => c.id), 'comments'),
+      completed: e.completed,
+      completed_at: e.completed_at,
+      completed_at_override: e.completed_at_override,
+      created_at: e.created_at,
+      deadline: e.deadline,
+      description: e.description,
+      epic_state: refs.slim('epic_state', e.epic_state_id) ?? { entity_type: 'epic-state:slim', id: e.epic_state_id },
+      external_id: e.external_id,
+      followers: page('member', e.follower_ids, 'followers'),
+      healths: page('epic_health', newestFirst(healthsByEpic.get(String(e.id)) ?? []).map((h) => h.id), 'epic-healths'),
+      id: e.id,
+      labels: page('label', e.label_ids, 'labels'),
+      mentioned_members: page('member', e.member_mention_ids, 'mentioned-members'),
+      mentioned_teams: page('group', e.group_mention_ids, 'mentioned-teams'),
+      name: e.name,
+      objectives: page('objective', e.objective_ids, 'objectives'),
+      owners: page('member', e.owner_ids, 'owners'),
+      planned_start_date: e.planned_start_date,
+      requester: refs.slim('member', e.requested_by_id),
+      started: e.started,
+      started_at: e.started_at,
+      started_at_override: e.started_at_override,
+      stories: page('story', (storiesByEpic.get(String(e.id)) ?? []).map((s) => s.id), 'stories'),
+      teams: page('group', e.group_ids, 'teams'),
+      updated_at: e.updated_at,
+      uri,
+    }
+  })
 }

@@ -39,7 +39,7 @@ import {
   type Updated,
 } from './epic.ts'
 import { epicStates, epics, type EpicRecord, type EpicStateRecord } from './records.ts'
-import { epicV4 } from './render.ts'
+import { epicPageV4, epicV4 } from './render.ts'
 import { searchEpics } from './search.ts'
 import { epicStateV4, epicWorkflowV4 } from './workflow.ts'
 
@@ -116,8 +116,10 @@ export function epicsV4(app: ApiApp, { ctx, pager, refs }: Deps): void {
   const listQ = listQuery(EPIC_LIST.orderBy, EPIC_LIST.filter)
   const stateListQ = listQuery(EPIC_STATE_LIST.orderBy, EPIC_STATE_LIST.filter)
 
-  const render = (r: Refs) => (ids: EntityId[]) =>
-    ids.map((id) => epics(ctx).get(id)).filter((e): e is EpicRecord => !!e).map((e) => epicV4(ctx, r, e))
+  const render = (r: Refs) => (ids: EntityId[]) => {
+    const found = epics(ctx).getMany(ids)
+    return epicPageV4(ctx, r, ids.map((id) => found.get(String(id))).filter((e): e is EpicRecord => !!e))
+  }
   const select = (q: ListQuery) =>
     epics(ctx).ids({
       archived: q.filter === 'include_archived' ? undefined : false,
