@@ -43,8 +43,9 @@ type AnyRecord = StoredRecord & Record<string, unknown>
 
 export class Refs {
   readonly api: string
-  private readonly cache = new Map<string, AnyRecord | null>()
-  private readonly slims = new Map<string, Slim | null>()
+  /** Records read and slims made, by kind and id as text: a page of epics refers to the same few hundreds of times. */
+  private readonly records = new Map<Kind, Map<string, AnyRecord | null>>()
+  private readonly slims = new Map<Kind, Map<string, Slim | null>>()
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -62,72 +63,83 @@ export class Refs {
   }
 
   record(kind: Kind, id: EntityId): AnyRecord | null {
-    const key = `${kind}:${id}`
-    if (!this.cache.has(key)) this.cache.set(key, (this.ctx.col<AnyRecord>(kind).get(id) as AnyRecord | undefined) ?? null)
-    return this.cache.get(key) ?? null
+    const records = this.recordsOf(kind)
+    const key = String(id)
+    let record = records.get(key)
+    if (record === undefined) {
+      record = (this.ctx.col<AnyRecord>(kind).get(id) as AnyRecord | undefined) ?? null
+      records.set(key, record)
+    }
+    return record
   }
 
   /** Reads the records of these ids that are not cached yet, in one statement (a page's references at once). */
-  preload(kind: Kind, ids: Iterable<EntityId>): void {
+  preload(kind: Kind, ids: Iterable<EntityId | null | undefined>): void {
+    const records = this.recordsOf(kind)
     const missing = new Set<string>()
-    for (const id of ids) if (id !== null && id !== undefined && !this.cache.has(`${kind}:${id}`)) missing.add(String(id))
+    for (const id of ids) if (id !== null && id !== undefined && !records.has(String(id))) missing.add(String(id))
     if (missing.size === 0) return
     const found = this.ctx.col<AnyRecord>(kind).getMany([...missing])
-    for (const id of missing) this.cache.set(`${kind}:${id}`, found.get(id) ?? null)
+    for (const id of missing) records.set(id, found.get(id) ?? null)
   }
 
   /** Caches records just read (a page's comments), so slim() does not read them again. */
   remember(kind: Kind, records: Iterable<StoredRecord>): void {
-    for (const r of records) this.cache.set(`${kind}:${r.id}`, r as AnyRecord)
+    const cached = this.recordsOf(kind)
+    for (const r of records) cached.set(String(r.id), r as AnyRecord)
   }
 
-  /**
-   * A slim reference, or null when the target no longer exists. Made once per target and request:
-   * a page of epics refers to the same few members, teams and labels hundreds of times.
-   */
+  /** A slim reference, or null when the target no longer exists. Made once per target and request. */
   slim(kind: Kind, id: EntityId | null | undefined): Slim | null {
     if (id === null || id === undefined) return null
-    const key = `${kind}:${id}`
-    let slim = this.slims.get(key)
+    let slims = this.slims.get(kind)
+    if (!slims) this.slims.set(kind, (slims = new Map()))
+    const key = String(id)
+    let slim = slims.get(key)
     if (slim === undefined) {
       slim = this.makeSlim(kind, id)
-      this.slims.set(key, slim)
+      slims.set(key, slim)
     }
     return slim
+  }
+
+  private recordsOf(kind: Kind): Map<string, AnyRecord | null> {
+    let records = this.records.get(kind)
+    if (!records) this.records.set(kind, (records = new Map()))
+    return records
   }
 
   private makeSlim(kind: Kind, id: EntityId): Slim | null {
     const r = this.record(kind, id)
     if (!r) return null
     const v4 = V4_KINDS[kind]
-    const base: Slim = { entity_type: `${v4.type}:slim`, id: r.id }
+    const entity_type = `${v4.type}:slim`
     switch (kind) {
-      case 'member': {
-        const profile = r.profile as { name: string }
-        return { ...base, name: profile.name, uri: this.uri(kind, id) }
-      }
+      case 'member':
+        return { entity_type, id: r.id, name: (r.profile as { name: string }).name, uri: this.uri(kind, id) }
       case 'epic_state':
-        return { ...base, name: r.name as string, type: r.type }
+        return { entity_type, id: r.id, name: r.name as string, type: r.type }
       case 'epic_comment':
         return {
-          ...base,
+          entity_type,
+          id: r.id,
           app_url: `${this.appUrl('epic', r.epic_id as number)}#activity-${r.id}`,
           deleted: r.deleted === true,
           text: r.text as string,
           uri: `${this.uri('epic', r.epic_id as number)}/comments/${r.id}`,
         }
       case 'epic_health':
-        return { ...base, status: r.status, created_at: r.created_at, updated_at: r.updated_at }
+        return { entity_type, id: r.id, status: r.status, created_at: r.created_at, updated_at: r.updated_at }
       case 'doc':
-        return { ...base, name: r.title as string, uri: this.uri(kind, id), app_url: this.appUrl(kind, id) }
+        return { entity_type, id: r.id, name: r.title as string, uri: this.uri(kind, id), app_url: this.appUrl(kind, id) }
       case 'pull_request':
-        return { ...base, name: r.title as string, uri: this.uri(kind, id) }
+        return { entity_type, id: r.id, name: r.title as string, uri: this.uri(kind, id) }
       case 'workflow_state': {
         const wf = this.record('workflow', r.workflow_id as number)
-        return { ...base, name: r.name as string, uri: this.uri(kind, id), workflow_name: (wf?.name as string) ?? '' }
+        return { entity_type, id: r.id, name: r.name as string, uri: this.uri(kind, id), workflow_name: (wf?.name as string) ?? '' }
       }
       default: {
-        const slim: Slim = { ...base, name: (r.name as string) ?? '', uri: this.uri(kind, id) }
+        const slim: Slim = { entity_type, id: r.id, name: (r.name as string) ?? '', uri: this.uri(kind, id) }
         if (v4.appUrl) slim.app_url = this.appUrl(kind, id)
         return slim
       }
@@ -136,7 +148,11 @@ export class Refs {
 
   /** A page<T> wrapper of slim references; missing targets are left out. */
   page(kind: Kind, ids: readonly EntityId[], listUrl: string): PageOf<Slim> {
-    const entities = ids.map((id) => this.slim(kind, id)).filter((s): s is Slim => s !== null)
+    const entities: Slim[] = []
+    for (const id of ids) {
+      const slim = this.slim(kind, id)
+      if (slim) entities.push(slim)
+    }
     return { current_items: entities.length, entities, list_url: listUrl, total_items: entities.length }
   }
 

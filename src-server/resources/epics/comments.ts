@@ -23,7 +23,7 @@ export function commentsOf(ctx: ServiceContext, epicId: number): CommentRecord[]
 
 /** An epic's comments (in row order) in the order they were written. */
 export function inWrittenOrder(list: CommentRecord[]): CommentRecord[] {
-  return sortBy(list, (c) => c.created_at)
+  return list.length < 2 ? list : sortBy(list, (c) => c.created_at)
 }
 
 /** The comment, which must belong to the epic (404 otherwise). */

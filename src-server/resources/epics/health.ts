@@ -12,7 +12,7 @@ export function healthHistory(ctx: ServiceContext, epicId: number): HealthRecord
 
 /** An epic's health updates (in row order), most recent first. */
 export function newestFirst(list: HealthRecord[]): HealthRecord[] {
-  return sortBy(list, (h) => h.created_at, 'desc')
+  return list.length < 2 ? list : sortBy(list, (h) => h.created_at, 'desc')
 }
 
 export function createHealth(ctx: ServiceContext, epicId: number, input: { status: HealthRecord['status']; text?: string }, authorId: string): HealthRecord {
