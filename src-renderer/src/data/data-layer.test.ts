@@ -120,16 +120,31 @@ describe('the data layer', () => {
     await b.engine.stop()
   })
 
-  it('runs asks made during a run as one more run', async () => {
+  it('answers asks made during a bootstrap with it, and runs asks made during a later run as one more run', async () => {
     const db = world.openDb('coalesce')
     const transport = countingTransport(world.transport)
     const engine = startDataLayer({ db, transport, sync: { fileBudgetBytes: 0 } })
+    // The workspace opened, the account added, the service seen back: all asked while the bootstrap runs.
     const runs = await Promise.all([engine.sync(), engine.sync(), engine.sync(), engine.sync()])
     expect(runs[0]?.bootstrap).toBe(true)
-    expect(runs[1]).toBe(runs[3])
-    expect(runs[1]?.bootstrap).toBe(false)
-    // The bootstrap and one incremental run.
-    expect(transport.counted.total()).toBe(bootstrapFloor(world.service) + 2)
+    expect(runs[1]).toBe(runs[0])
+    expect(runs[3]).toBe(runs[0])
+    expect(transport.counted.total()).toBe(bootstrapFloor(world.service))
+    // Asked while an incremental run goes: one more run after it, for them all.
+    const later = await Promise.all([engine.sync(), engine.sync(), engine.sync()])
+    expect(later[0]?.bootstrap).toBe(false)
+    expect(later[1]).toBe(later[2])
+    expect(later[1]).not.toBe(later[0])
+    await engine.stop()
+  })
+
+  it('runs a forced ask made during a bootstrap after it (the user asked)', async () => {
+    const db = world.openDb('forced')
+    const engine = startDataLayer({ db, transport: world.transport, sync: { fileBudgetBytes: 0 } })
+    const [first, forced] = await Promise.all([engine.sync(), engine.sync({ force: true })])
+    expect(first?.bootstrap).toBe(true)
+    expect(forced).not.toBe(first)
+    expect(forced?.bootstrap).toBe(false)
     await engine.stop()
   })
 

@@ -192,12 +192,17 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     }
     nextForce ||= opts.force === true
     if (!next) {
-      next = current
-        .catch(() => undefined)
-        .then(() => {
+      const running = current
+      next = running
+        .catch(() => null)
+        .then((report) => {
           const force = nextForce
           next = null
           nextForce = false
+          // A completed bootstrap fetched everything: what was asked meanwhile (the workspace opened, the account
+          // added, the service reachable) is answered by it, not by another run straight after. A forced ask
+          // (the user's Sync now) still runs.
+          if (report?.bootstrap && report.failures.length === 0 && !force) return report
           return sync({ force })
         })
     }
