@@ -57,6 +57,8 @@ export interface AccountInfo {
   memberName: string
   /** `v4` for `svc_` tokens (checked with whoami), `v3` for the older ones. */
   tokenKind: 'v4' | 'v3'
+  /** A v4 token's scopes (`read`, `write`), as whoami said when the token was checked; a token's never change. */
+  scopes?: string[]
   addedAt: string
 }
 

@@ -16,6 +16,8 @@ export const Account = Type.Object({
   memberId: Type.String(),
   memberName: Type.String(),
   tokenKind: Type.Union([Type.Literal('v4'), Type.Literal('v3')]),
+  /** A v4 token's scopes, as whoami said when the token was checked (a token's scopes never change). */
+  scopes: Type.Optional(Type.Array(Type.String())),
   addedAt: Type.String(),
 })
 export type Account = Static<typeof Account>

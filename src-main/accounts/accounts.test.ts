@@ -91,7 +91,10 @@ describe('adding a workspace', () => {
       memberId: whoami.member.id,
       memberName: whoami.member.name,
       tokenKind: 'v4',
+      // Kept, so the workspace knows what the token may do without asking again.
+      scopes: whoami.authorization.scopes,
     })
+    expect(account.scopes).toEqual(['read', 'write'])
     expect(account.memberName).toEqual(expect.any(String))
     expect(Date.parse(account.addedAt)).not.toBeNaN()
     expect(accounts.current()).toEqual(account)
@@ -131,6 +134,7 @@ describe('adding a workspace', () => {
   it('accepts a read-only v4 token (reading is what it is for)', async () => {
     const account = await accounts.addAccount(demo.baseUrl, demo.tokens.readonly)
     expect(account.tokenKind).toBe('v4')
+    expect(account.scopes).toEqual(['read'])
   })
 
   it('keeps the token out of the accounts file, which survives a restart', async () => {

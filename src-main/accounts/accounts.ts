@@ -86,6 +86,7 @@ export class Accounts {
         memberId: owner.memberId,
         memberName: owner.memberName,
         tokenKind: owner.tokenKind,
+        ...(owner.scopes && { scopes: owner.scopes }),
         addedAt: existing?.addedAt ?? this.now().toISOString(),
       }
       const secretName = secretNameOf(account)

@@ -17,6 +17,8 @@ export interface TokenOwner {
   memberName: string
   workspaceSlug: string
   workspaceName: string
+  /** A v4 token's scopes, when whoami says them. */
+  scopes?: string[]
 }
 
 export type TokenCheck = (baseUrl: string, token: string) => Promise<TokenOwner>
@@ -80,12 +82,14 @@ function ownerOfWhoami(body: WhoamiV4): TokenOwner | null {
   const member = body?.member
   const workspace = body?.workspace as (WhoamiV4['workspace'] & { slug?: unknown }) | undefined
   if (typeof member?.id !== 'string' || typeof workspace?.slug !== 'string') return null
+  const scopes: unknown = body.authorization?.scopes
   return {
     tokenKind: 'v4',
     memberId: member.id,
     memberName: typeof member.name === 'string' ? member.name : member.id,
     workspaceSlug: workspace.slug,
     workspaceName: typeof workspace.name === 'string' ? workspace.name : workspace.slug,
+    ...(Array.isArray(scopes) && scopes.every((s) => typeof s === 'string') && { scopes: scopes as string[] }),
   }
 }
 

@@ -176,8 +176,9 @@ export class OpenWorkspace implements Workspace {
   private checkAccess = async (): Promise<void> => {
     try {
       if (this.account.tokenKind !== 'v4') return
-      const whoami = await this.transport.call<{ authorization?: { scopes?: string[] } }>('whoami', { lane: 'user-read' })
-      const scopes = whoami?.authorization?.scopes
+      // The token's scopes as the sign-in's check found them (a token's never change); asked again only for an
+      // account added before they were kept.
+      const scopes = this.account.scopes ?? (await this.transport.call<{ authorization?: { scopes?: string[] } }>('whoami', { lane: 'user-read' }))?.authorization?.scopes
       let access: Access = { canWrite: true, checkedAt: Date.now() }
       if (Array.isArray(scopes) && !scopes.includes('write')) {
         access = { canWrite: false, reason: 'This workspace was added with a read-only API token: you can read everything, but not change it.', checkedAt: Date.now() }
