@@ -12,18 +12,20 @@
 //
 // Run: npm run bench bootstrap   (BENCH_SCALE=0.1 for a quick look)
 import { createSyncer } from '../src-renderer/src/data/sync/index.ts'
-import type { RunningService } from '../src-server/index.ts'
 import { fetchEpicDetails, fetchEpicPages, fetchLists } from './baseline/bootstrap.ts'
 import { officialClient } from './baseline/official.ts'
 import {
   describeLimit,
   describeRoutes,
   emptyWindow,
+  floorOf,
+  held,
   leastTimeFor,
   measured,
   medianRun,
   megabytes,
   outpostClient,
+  PAGE,
   ratio,
   realMinutes,
   ROUNDS,
@@ -36,7 +38,6 @@ import {
 import { median, report, type Figure } from './report.ts'
 
 const SIZE = workspaceSize()
-const PAGE = 100
 
 /** One side's run: what the service counted and how long it took. */
 interface Run {
@@ -48,26 +49,6 @@ interface Run {
 }
 
 const runOf = (traffic: Traffic, ms: number): Run => ({ ...traffic, ms })
-
-/** Counts the service holds, straight from its store (what the cache must end up with). */
-function held(service: RunningService): Record<string, number> {
-  const count = (kind: string) => service.ctx.col(kind as never).ids().length
-  return { epics: count('epic'), docs: count('doc'), files: count('file'), epicStates: count('epic_state') }
-}
-
-/**
- * The fewest requests the API allows for this data (see sync.ts): the eight
- * v3 lists (members, groups, categories, objectives, labels, custom fields,
- * files, linked files), the epic states (one v4 page), the v3 epic list (the
- * only source of positions), v4 epic pages of 100 (the only pages carrying
- * comments and health) and v4 doc pages of 100 (the only pages carrying
- * content). An empty list is still one page.
- */
-function floorOf(service: RunningService): number {
-  const pages = (n: number) => Math.max(1, Math.ceil(n / PAGE))
-  const c = held(service)
-  return 8 + pages(c.epicStates) + 1 + pages(c.epics) + pages(c.docs)
-}
 
 async function outpostBootstrap(bench: BenchService): Promise<Run & { complete: boolean; waitingMs: number }> {
   const { service } = bench

@@ -261,3 +261,28 @@ export function medianRun<T extends { requests: number }>(runs: T[]): T {
 
 export const ratio = (a: number, b: number) => (b === 0 ? Number.POSITIVE_INFINITY : a / b)
 export const megabytes = (bytes: number) => bytes / 1e6
+
+// ---- what the service holds, and the fewest requests for it -------------------------------
+
+/** v4 page size the sync asks for. */
+export const PAGE = 100
+
+/** Counts the service holds, straight from its store (what the cache must end up with). */
+export function held(service: RunningService): Record<string, number> {
+  const count = (kind: string) => service.ctx.col(kind as never).ids().length
+  return { epics: count('epic'), docs: count('doc'), files: count('file'), epicStates: count('epic_state') }
+}
+
+/**
+ * The fewest requests the API allows for this data (see sync.ts): the eight
+ * v3 lists (members, groups, categories, objectives, labels, custom fields,
+ * files, linked files), the epic states (one v4 page), the v3 epic list (the
+ * only source of positions), v4 epic pages of 100 (the only pages carrying
+ * comments and health) and v4 doc pages of 100 (the only pages carrying
+ * content). An empty list is still one page.
+ */
+export function floorOf(service: RunningService): number {
+  const pages = (n: number) => Math.max(1, Math.ceil(n / PAGE))
+  const c = held(service)
+  return 8 + pages(c.epicStates) + 1 + pages(c.epics) + pages(c.docs)
+}

@@ -42,8 +42,9 @@ import { startWebApp, type WebApp } from '../src-web/web-app.ts'
 import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
 import { OPEN_MARKS } from '../src-renderer/src/first-paint/early-cache.ts'
 import { SEARCH_MARKS } from '../src-renderer/src/data/search/index.ts'
+import { DEFAULT_SYNC_OPTIONS } from '../src-renderer/src/data/sync/index.ts'
 import { heapAfterGc, launch, probesOf, traceTasks, type BrowserWindow, type MainThreadTasks } from './browser.ts'
-import { describeLimit, describeRoutes, RATE_LIMIT, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
+import { describeLimit, describeRoutes, floorOf, held, RATE_LIMIT, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
 import { installFloor, type Floor } from './page-floor.ts'
 import { inPage, watchKeystrokes, type Keystroke, type LongFrame, type LongTask, type SlowEvent } from './page-probes.ts'
 import { median, percentile, report, type Figure } from './report.ts'
@@ -61,6 +62,10 @@ interface Bootstrap {
   /** Sign-in click to the search index holding it all. */
   indexedMs: number
   requests: number
+  /** The fewest requests for the workspace's data (harness.ts floorOf), and the files' contents prefetched beside it. */
+  floor: number
+  downloads: number
+  files: number
   rateLimited: number
   routes: Map<string, number>
   tasks: MainThreadTasks
@@ -94,7 +99,10 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     const longTasks = probes.longTasks.filter((t) => t.start >= pageStart)
     const longestTask = [...longTasks].sort((a, b) => b.duration - a.duration)[0]
     const longestTaskFrame = longestTask && probes.longFrames.find((f) => f.start <= longestTask.start + 1 && longestTask.start < f.start + f.duration)
-    return { syncedMs, indexedMs, requests: traffic.requests, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
+    const downloads = [...traffic.routes].filter(([route]) => route.startsWith('GET /media/files/')).reduce((n, [, count]) => n + count, 0)
+    const floor = floorOf(service)
+    const files = held(service).files
+    return { syncedMs, indexedMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
   } finally {
     await context.close()
   }
@@ -370,6 +378,8 @@ async function main(): Promise<void> {
   const longest = [...rounds].sort((a, b) => b.bootstrap.tasks.longestMs - a.bootstrap.tasks.longestMs)[0].bootstrap
   add('bootstrap: sign-in to synced', boot((b) => b.syncedMs) / 1000, 's', `${boot((b) => b.requests)} requests (${describeRoutes(rounds[0].bootstrap.routes, 4)}), ${boot((b) => b.rateLimited)} answered 429`)
   add('bootstrap: sign-in to search index complete', boot((b) => b.indexedMs) / 1000, 's')
+  add('bootstrap: requests', boot((b) => b.requests), 'requests', `goal: the floor, the sign-in's whoami and one per prefetched file: ${boot((b) => b.floor)} + 1 + ${boot((b) => b.downloads)} = ${boot((b) => b.floor + 1 + b.downloads)}; all: ${describeRoutes(rounds[0].bootstrap.routes, 20)}`)
+  add('bootstrap: files the prefetch budget covered', boot((b) => b.downloads), 'files', `of ${boot((b) => b.files)} files: the most recently updated that fit the budget (${DEFAULT_SYNC_OPTIONS.fileBudgetBytes / 2 ** 20} MB)`)
   add('bootstrap: longest main-thread task', boot((b) => b.tasks.longestMs), 'ms', `goal: none over 50 ms; worst round: ${describeLongestTask(longest)}`)
   add('bootstrap: tasks of 50 ms or more', boot((b) => b.tasks.over50), 'tasks', `of ${boot((b) => b.tasks.tasks)} tasks; main thread busy ${(boot((b) => b.tasks.busyMs) / 1000).toFixed(1)} s`)
   add('bootstrap: long tasks (Long Tasks API)', boot((b) => b.longTasks.length), 'tasks', `longest ${boot((b) => Math.max(0, ...b.longTasks.map((t) => t.duration))).toFixed(0)} ms`)
