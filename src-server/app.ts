@@ -34,6 +34,8 @@ export interface AppOptions {
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+/** Answers longer than this (characters) are sent as a Buffer. */
+const LARGE_ANSWER = 16 * 1024
 
 export function buildApp(options: AppOptions): ApiApp {
   const { ctx, limiter } = options
@@ -95,6 +97,11 @@ export function buildApp(options: AppOptions): ApiApp {
     if (config.admin) checkAdmin(req.auth)
     if (WRITE_METHODS.has(req.method)) checkWrite(req.auth, config.observerWrites === true)
   })
+
+  // A large answer goes out as bytes: Node writes a string body by first joining it to the header
+  // text (a copy of the whole answer) and Fastify measures its length in another pass; a Buffer
+  // is encoded once and written as it is. (The journal reads the bytes back only when it runs.)
+  app.addHook('onSend', async (_req, _reply, payload) => (typeof payload === 'string' && payload.length > LARGE_ANSWER ? Buffer.from(payload) : payload))
 
   app.addHook('onSend', async (req, reply, payload) => {
     if (WRITE_METHODS.has(req.method) && reply.statusCode < 400 && req.auth) {

@@ -39,7 +39,9 @@ export function installJournal(app: ApiApp, dir: string): { close(): Promise<voi
   const out: WriteStream = createWriteStream(join(dir, `${process.pid}-${Date.now()}-${++files}.ndjson`), { flags: 'a' })
   const answers = new WeakMap<object, string>()
   app.addHook('onSend', async (req, reply, payload) => {
-    if (typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').includes('json')) answers.set(req, payload)
+    // Large answers reach here as a Buffer (app.ts sends them as bytes).
+    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined
+    if (text !== undefined && String(reply.getHeader('content-type') ?? '').includes('json')) answers.set(req, text)
     return payload
   })
   app.addHook('onResponse', async (req, reply) => {
