@@ -60,7 +60,7 @@ export class EpicPageFloor {
     const named = (kind: string, name: string) =>
       db.prepare<[string], { id: string; name: string | null }>(`SELECT id, ${name} AS name FROM entities WHERE kind = '${kind}' AND id IN (SELECT value FROM json_each(?))`)
     this.stmts = {
-      listIds: db.prepare<[], string>("SELECT id FROM entities WHERE kind = 'epic' AND archived = 0 ORDER BY seq").pluck(),
+      listIds: db.prepare<[], number>("SELECT CAST(id AS INTEGER) FROM entities WHERE kind = 'epic' AND archived = 0 ORDER BY seq").pluck(),
       snapshot: db.prepare<[string], { spec: string; ids: string }>('SELECT spec, ids FROM list_snapshots WHERE id = ?'),
       epics: db.prepare<[string], { data: string }>("SELECT data FROM entities WHERE kind = 'epic' AND id IN (SELECT value FROM json_each(?))"),
       // The service orders comments oldest first and health newest first, ties in row order.
@@ -80,7 +80,7 @@ export class EpicPageFloor {
 
   /** The first page: the ordered ids of the list, then the page. `cursor` is the next page's, as the service made it. */
   first(limit: number, nextCursor: string): FloorPage {
-    const ids = this.stmts.listIds.all().map(Number)
+    const ids = this.stmts.listIds.all()
     return this.page(ids, 0, limit, nextCursor)
   }
 

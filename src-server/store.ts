@@ -45,7 +45,7 @@ export class Collection<T extends StoredRecord> {
 
   private readonly sequence: Sequence
   /** ids() statements by their SQL (a handful per kind: filters and orders). */
-  private readonly idStatements = new Map<string, Statement<(string | number)[], string>>()
+  private readonly idStatements = new Map<string, Statement<(string | number)[], EntityId>>()
 
   constructor(db: Db, kind: string, options: CollectionOptions<T>) {
     this.db = db
@@ -154,14 +154,15 @@ export class Collection<T extends StoredRecord> {
     // seq breaks ties so equal timestamps or names keep a stable order. Never "seq, seq": SQLite then
     // sorts every row of the kind again in a temporary b-tree instead of reading the index in order.
     const order = column === 'seq' ? `seq ${dir}` : `${column} ${dir}, seq ${dir}`
-    const sql = `SELECT id FROM entities WHERE ${where.join(' AND ')} ORDER BY ${order}`
+    // Integer ids come out of SQLite as numbers: no string made and converted per row.
+    const id = this.intId ? 'CAST(id AS INTEGER)' : 'id'
+    const sql = `SELECT ${id} FROM entities WHERE ${where.join(' AND ')} ORDER BY ${order}`
     let statement = this.idStatements.get(sql)
     if (!statement) {
-      statement = this.db.prepare<(string | number)[], string>(sql).pluck()
+      statement = this.db.prepare<(string | number)[], EntityId>(sql).pluck()
       this.idStatements.set(sql, statement)
     }
-    const ids = statement.all(...params)
-    return this.intId ? ids.map(Number) : ids
+    return statement.all(...params)
   }
 
   insert(record: T): T {
