@@ -4,6 +4,7 @@
 import type { AppCommand } from '../../../src-shared/ipc.ts'
 import { router } from '../lib/router.svelte.ts'
 import { FIND_EVENT } from '../features/find-field.ts'
+import { EPIC_ACTION_EVENT, EPIC_ACTION_KEYS, type EpicAction } from '../features/epics/epic-actions.svelte.ts'
 import type { IconName } from '../features/ui/icons.ts'
 import { notices } from '../lib/notices.svelte.ts'
 import { session } from './session.svelte.ts'
@@ -14,7 +15,7 @@ import { messageOf } from '../lib/errors.ts'
 export interface Command {
   id: string
   title: string
-  group: 'Go to' | 'Create' | 'Workspace' | 'Sync' | 'Help'
+  group: 'Go to' | 'Create' | 'Epic' | 'Workspace' | 'Sync' | 'Help'
   icon: IconName
   /** As written for shortcutKeys(): "Mod+K", "g e", "c". */
   shortcut?: string
@@ -68,6 +69,25 @@ export const COMMANDS: Command[] = [
     } },
   { id: 'shortcuts', title: 'Keyboard shortcuts', group: 'Help', icon: 'command', shortcut: '?', keywords: 'keys help', run: () => ui.openPalette('?') },
 ]
+
+/** An epic is open and may be changed: the epic's single-key actions apply to it. */
+const onWritableEpic = (w: OpenWorkspace | undefined) => writable(w) && router.route.section === 'epics' && router.route.id !== undefined && router.route.id !== 'new'
+
+const EPIC_ICONS: Record<EpicAction, IconName> = { state: 'layers', owners: 'user', labels: 'tag', health: 'pulse', description: 'edit', archive: 'archive' }
+
+// The open epic's actions (epic-actions.svelte.ts), with the keys that do them there.
+COMMANDS.push(
+  ...EPIC_ACTION_KEYS.map(({ action, key, title }) => ({
+    id: `epic-${action}`,
+    title,
+    group: 'Epic' as const,
+    icon: EPIC_ICONS[action],
+    shortcut: key,
+    keywords: 'epic',
+    available: onWritableEpic,
+    run: () => void window.dispatchEvent(new CustomEvent(EPIC_ACTION_EVENT, { detail: action })),
+  })),
+)
 
 /** Switching to each other workspace, as palette commands. */
 export function workspaceCommands(): Command[] {
