@@ -2,7 +2,11 @@
 // under load at 1 and 8 connections, each figure beside its floor: the same
 // page read from the same database and stringified with no framework
 // (./service-floor.ts), measured in the same run. The floor's answer is checked
-// to be the service's, byte for byte, before either is timed.
+// to be the service's, byte for byte, before either is timed. Besides latency
+// and throughput, the CPU time of one page: this process's CPU time over a run
+// (the service, or the floor, is all it runs; the load comes from a child
+// process), divided by the pages served. Unlike wall time it barely moves when
+// other work shares the machine.
 //
 // Knobs (environment): BENCH_SECONDS (8) per load run, BENCH_ROUNDS (3).
 import { startService } from '../src-server/index.ts'
@@ -52,16 +56,35 @@ for (const [page, text] of [
   if (page.floor().text !== text) throw new Error(`The floor's ${page.name} differs from the service's answer`)
 }
 
+/** CPU time of this process (user and system), ms. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage()
+  return (user + system) / 1000
+}
+
+interface ServiceRun extends LoadResult {
+  /** CPU time per answered request, ms. */
+  cpuPerPage: number
+}
+
+async function measureService(url: string, connections: number): Promise<ServiceRun> {
+  const cpu = cpuMs()
+  const result = await load({ url, headers, connections, seconds: SECONDS })
+  return { ...result, cpuPerPage: (cpuMs() - cpu) / Math.max(1, result.latencies.length) }
+}
+
 interface FloorRun {
   /** One page, ms. */
   times: number[]
   /** Eight pages back to back, ms: the least a request waits when eight are in flight on one thread. */
   eights: number[]
   pagesPerSecond: number
+  cpuPerPage: number
 }
 
 function measureFloor(page: Page, seconds: number): FloorRun {
   const times: number[] = []
+  const cpu = cpuMs()
   const started = performance.now()
   while (performance.now() - started < seconds * 1000) {
     const t = performance.now()
@@ -70,7 +93,7 @@ function measureFloor(page: Page, seconds: number): FloorRun {
   }
   const eights: number[] = []
   for (let i = 0; i + 8 <= times.length; i += 8) eights.push(times.slice(i, i + 8).reduce((a, b) => a + b, 0))
-  return { times, eights, pagesPerSecond: times.length / ((performance.now() - started) / 1000) }
+  return { times, eights, pagesPerSecond: times.length / ((performance.now() - started) / 1000), cpuPerPage: (cpuMs() - cpu) / times.length }
 }
 
 // Warm both up (JIT, SQLite's page cache) before anything counts.
@@ -80,12 +103,12 @@ for (const page of pages) {
 }
 
 const floorRuns = new Map<string, FloorRun[]>()
-const serviceRuns = new Map<string, LoadResult[]>()
+const serviceRuns = new Map<string, ServiceRun[]>()
 const add = <T>(map: Map<string, T[]>, key: string, value: T) => map.set(key, [...(map.get(key) ?? []), value])
 for (let round = 0; round < ROUNDS; round++) {
   for (const page of pages) {
     add(floorRuns, page.name, measureFloor(page, Math.max(1, SECONDS / 2)))
-    for (const connections of CONNECTIONS) add(serviceRuns, `${page.name} ${connections}`, await load({ url: page.url, headers, connections, seconds: SECONDS }))
+    for (const connections of CONNECTIONS) add(serviceRuns, `${page.name} ${connections}`, await measureService(page.url, connections))
   }
 }
 await service.close()
@@ -106,6 +129,9 @@ for (const page of pages) {
     const rps = median(runs.map((r) => r.requestsPerSecond))
     const floorRps = median(floors.map((f) => f.pagesPerSecond))
     figures.push({ bench: 'service', figure: `${name}: throughput`, value: rps, unit: 'req/s', note: `floor ${floorRps.toFixed(0)} req/s, ${(floorRps / rps).toFixed(2)}x` })
+    const cpu = median(runs.map((r) => r.cpuPerPage))
+    const floorCpu = median(floors.map((f) => f.cpuPerPage))
+    figures.push({ bench: 'service', figure: `${name}: CPU per page`, value: cpu, unit: 'ms', note: `floor ${ms(floorCpu)}, ${(cpu / floorCpu).toFixed(2)}x` })
     figures.push({ bench: 'service', figure: `${name}: failed requests`, value: runs.reduce((n, r) => n + r.failed, 0), unit: 'count' })
   }
 }
