@@ -53,6 +53,9 @@ const CONFIG: Config = {
   ALLOW_UNKNOWN_PROTOCOLS: false,
   // http(s), mailto, and in-page anchors; never javascript:, data: (links), vbscript:, file:.
   ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto):|#)/i,
+  // DOMPurify holds the value of every attribute it does not know to be plain text to the URI pattern above, which
+  // took a table column's alignment (align="right"), a cell's span and a list's start away: these are plain text.
+  ADD_URI_SAFE_ATTR: ['align', 'valign', 'colspan', 'rowspan', 'start', 'scope', 'headers', 'abbr', 'lang', 'dir', 'datetime'],
   KEEP_CONTENT: true,
   WHOLE_DOCUMENT: false,
   RETURN_TRUSTED_TYPE: false,

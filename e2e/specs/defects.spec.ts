@@ -1,0 +1,53 @@
+// Defects a new user found, each as the person meets it.
+import { epicRow, expect, goTo, signIn, test, v4All, waitForBootstrap } from '../fixtures/outpost.ts'
+
+test('the epic list: a long name is cut with its whole text on hover, the row keeps its chips and date; an empty search reads right', async ({ service, outpost }) => {
+  const long = `A very long epic name that goes on ${'and on '.repeat(30)}until the end`.slice(0, 250)
+  const made = (await service.v4().post('/epics', { name: long, team_ids: [] })).body
+  expect(made.name).toBe(long)
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  const row = epicRow(page, long).first()
+  await expect(row).toBeVisible()
+  await expect(row.locator('.name')).toHaveAttribute('title', long)
+  // The date is still inside the row, at its right end.
+  const rowBox = (await row.boundingBox())!
+  const updated = (await row.locator('.updated').boundingBox())!
+  expect(updated.x + updated.width).toBeLessThanOrEqual(rowBox.x + rowBox.width)
+  expect(updated.width).toBeGreaterThan(20)
+
+  await page.getByRole('searchbox').first().fill('zzqqxxnothing')
+  await expect(page.getByText('Nothing matches “zzqqxxnothing” among active epics.')).toBeVisible()
+})
+
+test('markdown tables keep their column alignment in the doc reader and the editor preview', async ({ service, outpost }) => {
+  const content = '# Prices\n\n| Item | Price |\n|:-----|------:|\n| Tea | 3.50 |\n| Cake | 12.00 |\n'
+  const doc = (await service.v4().post('/documents', { title: 'Price list', content, content_format: 'markdown' })).body
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  await page.goto(`${page.url().split('#')[0]}#/docs/${doc.id}`)
+  const price = page.locator('.prose td').filter({ hasText: '12.00' }).first()
+  await expect(price).toBeVisible()
+  expect(await price.evaluate((td) => getComputedStyle(td).textAlign)).toMatch(/right$/)
+  await page.keyboard.press('e')
+  const preview = page.locator('.preview td, .prose td').filter({ hasText: '3.50' }).last()
+  await expect(preview).toBeVisible()
+  expect(await preview.evaluate((td) => getComputedStyle(td).textAlign)).toMatch(/right$/)
+})
+
+test('the state picker is a single choice in the workflow’s order', async ({ service, outpost }) => {
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  const states = (await v4All(service.v4(), '/epic-workflow/states')).sort((a, b) => a.position - b.position)
+  const epics = (await v4All(service.v4(), '/epics')).filter((e) => !e.archived).sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at))
+  await goTo(page, 'Epics')
+  await epicRow(page, epics[0].name).first().click()
+  await page.getByRole('button', { name: 'Epic state' }).click()
+  const picker = page.getByRole('listbox', { name: 'Epic state' })
+  await expect(picker).toHaveAttribute('aria-multiselectable', 'false')
+  await expect(picker.getByRole('checkbox')).toHaveCount(0)
+  await expect(picker.getByRole('option')).toHaveText(states.map((s) => new RegExp(s.name)))
+})
