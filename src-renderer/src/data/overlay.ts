@@ -198,6 +198,9 @@ export async function currentMemberId(db: OutpostDb): Promise<string | null> {
  * over the server row), a delete hides it. No records, no overlay. Call inside
  * a transaction that covers `outbox`, `overlay` and `meta`.
  */
+/** Kinds whose rows carry updated_at (a local update moves it). */
+const STAMPED = new Set<EntityKind>(['epic', 'comment', 'doc', 'file', 'linkedFile', 'category', 'objective'])
+
 export async function rebuildOverlay(db: OutpostDb, kind: EntityKind, id: string, now: number): Promise<void> {
   const records = (await db.outbox.where('[kind+entityId]').equals([kind, id]).toArray())
     .filter((r) => recordProblem(r) === null)
@@ -215,7 +218,9 @@ export async function rebuildOverlay(db: OutpostDb, kind: EntityKind, id: string
       created = true
       patch = draftEntity(kind, id, r.payload, r.params ?? {}, { now: r.createdAt, me, externalId: r.externalId })
     } else if (r.op === 'update') {
-      patch = { ...patch, ...r.payload }
+      // A local change is the entity's latest: "last updated" orders and shows it by when it was made here.
+      const at = new Date(Math.max(r.createdAt, r.updatedAt ?? 0)).toISOString()
+      patch = { ...patch, ...r.payload, ...(STAMPED.has(kind) && { updated_at: at }) }
     } else if (r.op === 'delete') {
       deleted = true
     }
