@@ -116,28 +116,30 @@ export class EpicPageFloor {
       wanted.state.add(String(e.epic_state_id))
     }
     for (const rows of stories.values()) for (const s of rows) wanted.story.add(s.id)
-    const names = (stmt: typeof this.stmts.members, set: Set<string>) => new Map(stmt.all(JSON.stringify([...set])).map((r) => [r.id, r.name ?? '']))
-    const memberNames = names(this.stmts.members, wanted.member)
-    const groupNames = names(this.stmts.groups, wanted.group)
-    const labelNames = names(this.stmts.labels, wanted.label)
-    const objectiveNames = names(this.stmts.objectives, wanted.objective)
-    const storyNames = names(this.stmts.stories_named, wanted.story)
-    const states = new Map(this.stmts.states.all(JSON.stringify([...wanted.state])).map((r) => [r.id, r]))
-
+    // Each slim made once per target (a page mentions the same few hundreds of times), as the service does.
     const api = this.api
     const web = `${this.origin}/${this.slug}`
-    const member = (id: string): Slim | null => {
-      const name = memberNames.get(id)
-      return name === undefined ? null : { entity_type: 'member:slim', id, name, uri: `${api}/members/${id}` }
-    }
-    const linked = (names: Map<string, string>, type: string, path: string, appPath: string) => (id: string | number): Slim | null => {
-      const name = names.get(String(id))
-      return name === undefined ? null : { entity_type: `${type}:slim`, id, name, uri: `${api}/${path}/${id}`, app_url: `${web}/${appPath}/${id}` }
-    }
-    const team = linked(groupNames, 'team', 'teams', 'settings/team')
-    const label = linked(labelNames, 'label', 'labels', 'label')
-    const objective = linked(objectiveNames, 'objective', 'objectives', 'objective')
-    const story = linked(storyNames, 'story', 'stories', 'story')
+    const slims = (stmt: typeof this.stmts.members, set: Set<string>, make: (id: string, name: string) => Slim) =>
+      new Map(stmt.all(JSON.stringify([...set])).map((r) => [r.id, make(r.id, r.name ?? '')]))
+    const linked = (type: string, path: string, appPath: string, intId: boolean) => (id: string, name: string) => ({
+      entity_type: `${type}:slim`,
+      id: intId ? Number(id) : id,
+      name,
+      uri: `${api}/${path}/${id}`,
+      app_url: `${web}/${appPath}/${id}`,
+    })
+    const members = slims(this.stmts.members, wanted.member, (id, name) => ({ entity_type: 'member:slim', id, name, uri: `${api}/members/${id}` }))
+    const teams = slims(this.stmts.groups, wanted.group, linked('team', 'teams', 'settings/team', false))
+    const labels = slims(this.stmts.labels, wanted.label, linked('label', 'labels', 'label', true))
+    const objectives = slims(this.stmts.objectives, wanted.objective, linked('objective', 'objectives', 'objective', true))
+    const storySlims = slims(this.stmts.stories_named, wanted.story, linked('story', 'stories', 'story', true))
+    const states = new Map(this.stmts.states.all(JSON.stringify([...wanted.state])).map((r) => [r.id, r]))
+    const lookup = (map: Map<string, Slim>) => (id: string | number) => map.get(String(id)) ?? null
+    const member = lookup(members)
+    const team = lookup(teams)
+    const label = lookup(labels)
+    const objective = lookup(objectives)
+    const story = lookup(storySlims)
     const page = <T>(ids: readonly T[], slim: (id: T) => Slim | null, listUrl: string) => {
       const entities = ids.map(slim).filter((s): s is Slim => s !== null)
       return { current_items: entities.length, entities, list_url: listUrl, total_items: entities.length }
@@ -188,7 +190,7 @@ export class EpicPageFloor {
         started: e.started,
         started_at: e.started_at,
         started_at_override: e.started_at_override,
-        stories: page(stories.get(String(e.id)) ?? [], (s) => story(Number(s.id)), `${uri}/stories`),
+        stories: page(stories.get(String(e.id)) ?? [], (s) => story(s.id), `${uri}/stories`),
         teams: page(e.group_ids, team, `${uri}/teams`),
         updated_at: e.updated_at,
         uri,
