@@ -58,6 +58,11 @@ const MIGRATIONS: string[] = [
   DROP INDEX entities_by_updated;
   CREATE INDEX entities_by_updated ON entities (kind, updated_at, seq);
   `,
+  // A list's first page reads the id of every live row of a kind in row order (10,000 epics):
+  // from this index alone, without visiting each row for its archived flag and id.
+  `
+  CREATE INDEX entities_by_archived ON entities (kind, archived, seq, id);
+  `,
 ]
 
 export function openDatabase(file: string): Db {
