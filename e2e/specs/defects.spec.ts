@@ -89,3 +89,16 @@ test('rich text pasted into a doc becomes Markdown, with no tags and no script t
   expect(value).not.toMatch(/<[a-z]/i)
   expect(value).not.toContain('alert')
 })
+
+test('Settings lists the main keys with this platform’s modifier', async ({ service, outpost }, info) => {
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  await goTo(page, 'Settings')
+  const keys = page.getByRole('region', { name: 'Keyboard' }).or(page.locator('section[aria-labelledby="keys-title"]'))
+  await expect(keys.getByText('Command palette and search everything')).toBeVisible()
+  await expect(keys.locator('kbd').filter({ hasText: 'Ctrl' }).first()).toBeVisible()
+  await expect(keys).not.toContainText('⌘')
+  await keys.scrollIntoViewIfNeeded()
+  await page.screenshot({ path: info.outputPath('settings-keys.png') })
+})
