@@ -102,3 +102,20 @@ test('Settings lists the main keys with this platform’s modifier', async ({ se
   await keys.scrollIntoViewIfNeeded()
   await page.screenshot({ path: info.outputPath('settings-keys.png') })
 })
+
+test('Browse: one main landmark, segments of one width, and a progress bar that says what its parts are', async ({ service, outpost }) => {
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  await goTo(page, 'Objectives')
+  await expect(page.getByRole('main')).toHaveCount(1)
+  const widths = await page.getByRole('link', { name: /^(Objectives|Categories|Teams)$/ }).evaluateAll((links) => links.filter((a) => a.closest('.tabs')).map((a) => Math.round(a.getBoundingClientRect().width)))
+  expect(widths).toHaveLength(3)
+  expect(Math.max(...widths) - Math.min(...widths)).toBeLessThanOrEqual(1)
+  // A bar with an in-progress part says so beside it; one without does not.
+  const rows = await page.locator('.row').evaluateAll((els) =>
+    els.filter((r) => r.querySelector('.progress')).map((r) => ({ started: parseFloat((r.querySelector('.progress .started') as HTMLElement).style.width), text: r.querySelector('.pct')?.textContent ?? '' })),
+  )
+  expect(rows.length).toBeGreaterThan(0)
+  for (const row of rows) expect(/ in progress$/.test(row.text), row.text).toBe(row.started > 0)
+})
