@@ -61,7 +61,9 @@ export class EpicPageFloor {
       db.prepare<[string], { id: string; name: string | null }>(`SELECT id, ${name} AS name FROM entities WHERE kind = '${kind}' AND id IN (SELECT value FROM json_each(?))`)
     this.stmts = {
       listIds: db.prepare<[], number>("SELECT CAST(id AS INTEGER) FROM entities WHERE kind = 'epic' AND archived = 0 ORDER BY seq").pluck(),
-      snapshot: db.prepare<[string], { spec: string; ids: string }>('SELECT spec, ids FROM list_snapshots WHERE id = ?'),
+      snapshot: db.prepare<[string], { spec: string; ids: string }>(
+        'SELECT s.spec, l.ids FROM list_snapshots s JOIN list_ids l ON l.digest = s.digest WHERE s.id = ?',
+      ),
       epics: db.prepare<[string], { data: string }>("SELECT data FROM entities WHERE kind = 'epic' AND id IN (SELECT value FROM json_each(?))"),
       // The service orders comments oldest first and health newest first, ties in row order.
       comments: children('epic_comment', "id, name AS text, json_extract(data, '$.deleted') AS deleted", 'parent, created_at, seq'),

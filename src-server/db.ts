@@ -63,6 +63,17 @@ const MIGRATIONS: string[] = [
   `
   CREATE INDEX entities_by_archived ON entities (kind, archived, seq, id);
   `,
+  // A snapshot's ordered ids are kept once per distinct list (list_ids, by digest) however many
+  // walks start on it; each walk's snapshot is a small row of its own. Snapshots taken before
+  // keep their ids under their own id as the digest.
+  `
+  CREATE TABLE list_ids (digest TEXT PRIMARY KEY, ids TEXT NOT NULL);
+  CREATE TABLE snapshots (id TEXT PRIMARY KEY, created_at INTEGER NOT NULL, spec TEXT NOT NULL, digest TEXT NOT NULL) WITHOUT ROWID;
+  INSERT INTO list_ids (digest, ids) SELECT id, ids FROM list_snapshots;
+  INSERT INTO snapshots (id, created_at, spec, digest) SELECT id, created_at, spec, id FROM list_snapshots;
+  DROP TABLE list_snapshots;
+  ALTER TABLE snapshots RENAME TO list_snapshots;
+  `,
 ]
 
 export function openDatabase(file: string): Db {
