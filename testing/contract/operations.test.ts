@@ -20,7 +20,8 @@ describe('the published API description', () => {
       .filter(([, op]) => !operations.some((p) => p.api === op.api && p.method === op.method && template(p.path) === template(publishedPath(op))))
       .map(([name, op]) => `${name}: ${op.method} ${publishedPath(op)}`)
     expect(missing).toEqual([])
-  })
+    // The first build reads the client's types (about 10 s alone; more on a busy machine); later ones read it kept.
+  }, 120_000)
 
   it('tells a literal segment from an integer parameter', () => {
     const { find } = published()

@@ -11,9 +11,11 @@
 // over `data-contracts.d.cts`, with the JSDoc limits (`@maxLength`, `@pattern`,
 // `@format`) kept; objects are closed (additionalProperties: false), as every
 // published request body is.
-import { readFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createGenerator } from 'ts-json-schema-generator'
 import ts from 'typescript'
 
@@ -53,13 +55,42 @@ const SOURCES: Record<Generation, string> = {
 
 let cached: Published | undefined
 
-/** The published description (built once per process, ~3 s). */
+/**
+ * The published description: built once (about 10 s) and kept in node_modules/.cache, keyed by the client
+ * package's version and this file's text, so the next process (the contract check after the suites) reads it.
+ */
 export function published(): Published {
-  cached ??= build()
+  cached ??= withFind(readKept() ?? keep(build()))
   return cached
 }
 
-function build(): Published {
+type Built = Pick<Published, 'operations' | 'definitions'>
+
+const KEPT = (() => {
+  const version = (JSON.parse(readFileSync(join(clientRoot, 'package.json'), 'utf8')) as { version: string }).version
+  const self = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16)
+  return join(clientRoot, '..', '..', '.cache', 'outpost-contract', `published-${version}-${self}.json`)
+})()
+
+function readKept(): Built | undefined {
+  try {
+    return JSON.parse(readFileSync(KEPT, 'utf8')) as Built
+  } catch {
+    return undefined
+  }
+}
+
+function keep(built: Built): Built {
+  try {
+    mkdirSync(dirname(KEPT), { recursive: true })
+    writeFileSync(KEPT, JSON.stringify(built))
+  } catch {
+    // Not kept (a read-only folder): built again next time.
+  }
+  return built
+}
+
+function build(): Built {
   const operations: PublishedOperation[] = []
   const definitions = { v3: {}, v4: {} } as Published['definitions']
   for (const api of ['v3', 'v4'] as const) {
@@ -67,6 +98,10 @@ function build(): Published {
     operations.push(...readOperations(api, names).map(withIntegers))
     definitions[api] = namedSchemas(join(SOURCES[api], 'data-contracts.d.cts'), names)
   }
+  return { operations, definitions }
+}
+
+function withFind({ operations, definitions }: Built): Published {
   // Literal segments before parameters: `/epics/bulk` is not `/epics/{epic-public-id}`.
   const matchers = operations
     .map((op) => ({ op, re: pathPattern(op), params: op.pathParams.length }))
