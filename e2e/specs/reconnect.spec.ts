@@ -40,3 +40,20 @@ test('after a long outage the app is online within seconds of the service, and S
   await expect(pendingButton(page)).toHaveText('All changes saved')
   expect((await service.v4().get(`/epics/${target.id}`)).body.name).toBe(`${target.name} (renamed during the outage)`)
 })
+
+test('a service that dies between syncs is shown offline within seconds, with nothing asked of it', async ({ service, outpost }) => {
+  test.setTimeout(60_000)
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  await expectOnline(page)
+
+  await service.stop()
+  const died = Date.now()
+  // No click, no edit, no sync due: the quiet probe finds it (it said "Online · Synced just now" until the next sync).
+  await expectOffline(page)
+  expect(Date.now() - died).toBeLessThan(5_000)
+
+  await service.start()
+  await expectOnline(page)
+})

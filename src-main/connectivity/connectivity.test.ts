@@ -65,24 +65,47 @@ describe('Connectivity', () => {
     await clock.advance(2_000)
     expect(changes.at(-1)).toMatchObject({ online: true, reason: 'probe' })
     expect(changes.at(-1)!.since - back).toBeLessThanOrEqual(PROBE_EVERY_MS)
-    const probesWhenBack = probe.calls.length
-    await clock.advance(60_000)
-    expect(probe.calls.length).toBe(probesWhenBack)
     connectivity.stop()
   })
 
-  it('a successful request ends probing at once', async () => {
+  it('while requests keep reaching the service, no probe runs', async () => {
     const { clock, probe, changes, connectivity } = monitor()
     connectivity.reportRequest(false)
     await clock.advance(1_500)
     expect(probe.calls.length).toBe(1)
     connectivity.reportRequest(true)
-    await clock.advance(60_000)
+    for (let i = 0; i < 60; i++) {
+      await clock.advance(1_000)
+      connectivity.reportRequest(true)
+    }
     expect(probe.calls.length).toBe(1)
     expect(changes.map((c) => [c.online, c.reason])).toEqual([
       [false, 'request'],
       [true, 'request'],
     ])
+    connectivity.stop()
+  })
+
+  it('online and quiet, a service that stops answering is seen gone within an interval, and seen back as fast', async () => {
+    const { clock, probe, changes, connectivity } = monitor()
+    probe.reachable = true
+    // Quiet and alive: one probe per interval, no change.
+    await clock.advance(10 * PROBE_EVERY_MS)
+    expect(probe.calls.length).toBe(10)
+    expect(changes).toEqual([])
+
+    // The service dies between two syncs: offline within one interval, with no request needed.
+    probe.reachable = false
+    const died = clock.now()
+    await clock.advance(PROBE_EVERY_MS)
+    expect(changes.at(-1)).toMatchObject({ online: false, reason: 'probe' })
+    expect(changes.at(-1)!.since - died).toBeLessThanOrEqual(PROBE_EVERY_MS)
+
+    probe.reachable = true
+    const back = clock.now()
+    await clock.advance(PROBE_EVERY_MS)
+    expect(changes.at(-1)).toMatchObject({ online: true, reason: 'probe' })
+    expect(changes.at(-1)!.since - back).toBeLessThanOrEqual(PROBE_EVERY_MS)
     connectivity.stop()
   })
 

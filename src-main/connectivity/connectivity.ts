@@ -3,7 +3,11 @@
 // in main), the real outcome of the gateway's requests, and while offline a
 // light probe of the base URL at a short fixed interval, so the app sees the
 // service back within seconds after an outage of any length (a HEAD of the
-// root, outside the API and its rate limit). The OS saying "offline" is
+// root, outside the API and its rate limit). While online and quiet (no
+// request answered for a while) the same probe runs at the same interval, so a
+// service that died is seen gone within seconds too, not at the next sync
+// (the status said "Online · Synced just now" for a sync's whole interval
+// after the service stopped). The OS saying "offline" is
 // believed at once; the OS saying "online", the window's focus, resume from
 // sleep and the user's "Sync now" are reasons to probe at once, because a
 // captive portal or a dead VPN also says "online".
@@ -18,7 +22,7 @@ export interface ConnectivityOptions {
   probe: () => Promise<boolean>
   /** How often to ask the OS, in ms. */
   osPollMs?: number
-  /** How often to probe while offline, in ms. */
+  /** How often to probe while offline, and while online with no request answered for as long, in ms. */
   probeEveryMs?: number
   /** 0..1, spreads probes so many clients waking at once do not probe in step. */
   random?: () => number
@@ -40,6 +44,8 @@ export class Connectivity {
   private pollTimer: TimerHandle | undefined
   private probing = false
   private stopped = true
+  /** When a request last reached the service (or a probe did): the service is known alive until then. */
+  private lastReached: number
 
   constructor(private readonly options: ConnectivityOptions) {
     this.probeEveryMs = options.probeEveryMs ?? PROBE_EVERY_MS
@@ -47,6 +53,7 @@ export class Connectivity {
     this.random = options.random ?? Math.random
     this.osOnline = options.isOnline()
     this.current = { online: this.osOnline, reason: 'start', since: options.clock.now() }
+    this.lastReached = options.clock.now()
   }
 
   get state(): ConnectivityState {
@@ -67,7 +74,7 @@ export class Connectivity {
     if (!this.stopped) return
     this.stopped = false
     this.schedulePoll()
-    if (!this.current.online) this.scheduleProbe(0)
+    this.scheduleProbe(this.current.online ? this.probeEveryMs : 0)
   }
 
   stop(): void {
@@ -79,6 +86,7 @@ export class Connectivity {
 
   /** The gateway's report after each request: did the service answer? */
   reportRequest(reached: boolean): void {
+    if (reached) this.lastReached = this.options.clock.now()
     this.set(reached, 'request')
   }
 
@@ -99,8 +107,7 @@ export class Connectivity {
   }
 
   private set(online: boolean, reason: ConnectivityReason): void {
-    if (online) this.cancelProbe()
-    else if (!this.stopped && this.osOnline && this.probeTimer === undefined) this.scheduleProbe(this.probeEveryMs)
+    if (!this.stopped && this.osOnline && this.probeTimer === undefined) this.scheduleProbe(this.probeEveryMs)
     if (online === this.current.online) return
     this.current = { online, reason, since: this.options.clock.now() }
     const state = this.state
@@ -131,7 +138,15 @@ export class Connectivity {
 
   private async runProbe(): Promise<void> {
     this.probeTimer = undefined
-    if (this.stopped || this.current.online || !this.osOnline) return
+    if (this.stopped || !this.osOnline) return
+    if (this.current.online) {
+      // Online: probe only when nothing has reached the service for a whole interval.
+      const quietFor = this.options.clock.now() - this.lastReached
+      if (quietFor < this.probeEveryMs) {
+        this.scheduleProbe(this.probeEveryMs - quietFor)
+        return
+      }
+    }
     this.probing = true
     let reached = false
     try {
@@ -142,10 +157,8 @@ export class Connectivity {
       this.probing = false
     }
     if (this.stopped) return
-    if (reached) {
-      this.set(true, 'probe')
-      return
-    }
-    if (this.osOnline && !this.current.online) this.scheduleProbe(this.probeEveryMs)
+    if (reached) this.lastReached = this.options.clock.now()
+    this.set(reached, 'probe')
+    if (this.osOnline && this.probeTimer === undefined) this.scheduleProbe(this.probeEveryMs)
   }
 }
