@@ -1,5 +1,5 @@
 // Defects a new user found, each as the person meets it.
-import { epicRow, expect, goTo, signIn, test, v4All, waitForBootstrap } from '../fixtures/outpost.ts'
+import { epicRow, expect, goTo, openPendingPanel, signIn, test, v4All, waitForBootstrap } from '../fixtures/outpost.ts'
 
 test('the epic list: a long name is cut with its whole text on hover, the row keeps its chips and date; an empty search reads right', async ({ service, outpost }) => {
   const long = `A very long epic name that goes on ${'and on '.repeat(30)}until the end`.slice(0, 250)
@@ -118,4 +118,32 @@ test('Browse: one main landmark, segments of one width, and a progress bar that 
   )
   expect(rows.length).toBeGreaterThan(0)
   for (const row of rows) expect(/ in progress$/.test(row.text), row.text).toBe(row.started > 0)
+})
+
+test('at 800 × 600 with the panel open, notices stack as one column of one width, clear of the rail, the panel and each other', async ({ service, outpost }, info) => {
+  const page = await outpost.open()
+  await page.setViewportSize({ width: 800, height: 600 })
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  const epic = (await v4All(service.v4(), '/epics')).filter((e) => !e.archived).sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at))[0]
+  const panel = await openPendingPanel(page)
+  await epicRow(page, epic.name).first().click()
+  await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue(epic.name)
+  // Three notices of different lengths at once.
+  await page.getByRole('button', { name: 'Archive' }).click()
+  await page.getByRole('button', { name: 'Unarchive' }).click()
+  await page.getByRole('button', { name: 'Archive' }).click()
+  const shown = page.getByRole('region', { name: 'Notifications' }).getByRole('status')
+  await expect(shown).toHaveCount(3)
+  const boxes = await shown.evaluateAll((els) => els.map((el) => el.getBoundingClientRect().toJSON() as DOMRect))
+  const rail = (await page.getByRole('navigation', { name: 'Outpost' }).boundingBox())!
+  const panelBox = (await panel.boundingBox())!
+  for (const b of boxes) {
+    expect(Math.round(b.width), 'one width').toBe(Math.round(boxes[0].width))
+    expect(b.x, 'clear of the rail').toBeGreaterThanOrEqual(rail.x + rail.width)
+    expect(b.x + b.width, 'clear of the panel').toBeLessThanOrEqual(panelBox.x)
+  }
+  for (let i = 1; i < boxes.length; i++) expect(boxes[i].y, 'below the one before').toBeGreaterThanOrEqual(boxes[i - 1].y + boxes[i - 1].height)
+  await page.screenshot({ path: info.outputPath('notices-small-window.png') })
+  await page.getByRole('button', { name: 'Unarchive' }).click()
 })
