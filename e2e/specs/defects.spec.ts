@@ -147,3 +147,22 @@ test('at 800 × 600 with the panel open, notices stack as one column of one widt
   await page.screenshot({ path: info.outputPath('notices-small-window.png') })
   await page.getByRole('button', { name: 'Unarchive' }).click()
 })
+
+test('in the one-column layout, the dot of a name not yet synced is inside the window', async ({ service, outpost }, info) => {
+  const page = await outpost.open()
+  await page.setViewportSize({ width: 800, height: 600 })
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  const epic = (await v4All(service.v4(), '/epics')).filter((e) => !e.archived).sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at))[0]
+  await service.stop()
+  await epicRow(page, epic.name).first().click()
+  const name = page.getByRole('textbox', { name: 'Epic name' })
+  await name.fill(`${epic.name} (renamed offline)`)
+  await name.press('Enter')
+  const dot = page.getByTitle('Changed here; not yet confirmed by the service').first()
+  await expect(dot).toBeVisible()
+  const [dotBox, mainBox, nameBox] = [(await dot.boundingBox())!, (await page.getByRole('main').boundingBox())!, (await name.boundingBox())!]
+  expect(dotBox.x, 'the whole dot is inside the screen').toBeGreaterThanOrEqual(mainBox.x + 2)
+  expect(dotBox.x + dotBox.width, 'left of the name').toBeLessThanOrEqual(nameBox.x)
+  await page.screenshot({ path: info.outputPath('pending-dot-one-column.png') })
+})
