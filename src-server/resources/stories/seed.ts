@@ -2,7 +2,8 @@
 // has one), then projects, iterations, repositories, stories linked to the
 // seeded epics, labels, teams and custom fields, and branches with pull requests.
 import type { ServiceContext } from '../../context.ts'
-import type { SeedContext, SeedRandom } from '../../seed/plan.ts'
+import { SeedRandom, type SeedContext } from '../../seed/plan.ts'
+import type { EpicRecord, EpicStateRecord } from '../epics/records.ts'
 import type { CustomFieldRecord } from '../custom-fields/field.ts'
 import type { MemberRecord } from '../members/member.ts'
 import {
@@ -103,6 +104,20 @@ const DEMO_STORIES: [string, StoryType][] = [
   ['Category colours are wrong on Windows', 'bug'],
   ['Warn before discarding a failed write', 'feature'],
   ['Benchmark the first sync of a large workspace', 'chore'],
+]
+
+/**
+ * The demo's epics each get a few stories of their own (beyond the stories above, spread at
+ * random), so an opened epic shows its work and the list its progress. Names are about the
+ * epic's own subject: "<step> for <epic name>".
+ */
+const DEMO_EPIC_STEPS: [string, StoryType][] = [
+  ['Sketch the screens', 'feature'],
+  ['Write the acceptance tests', 'chore'],
+  ['Build the first version', 'feature'],
+  ['Handle the offline case', 'feature'],
+  ['Fix the edge cases found in review', 'bug'],
+  ['Document the behaviour', 'chore'],
 ]
 
 const VERBS = ['Improve', 'Fix', 'Add', 'Refactor', 'Speed up', 'Test', 'Document', 'Simplify']
@@ -307,6 +322,96 @@ export function seedStoryGraph({ ctx, plan, random }: SeedContext): void {
       })
     }
   }
+
+  // Last, so the branches above and everything seeded after stories draw what they drew before.
+  if (plan.demo) for (const s of demoEpicStories(ctx, epicIds, states, people, projects, iterations, made.length)) stories(ctx).insert(s)
+}
+
+/**
+ * 2 to 5 stories for each demo epic, their states following the epic's (a done epic's are done,
+ * a to-do epic's not started). Drawn from a random stream of their own, so that nothing seeded
+ * after them (branches, docs, files) changes.
+ */
+function demoEpicStories(
+  ctx: ServiceContext,
+  epicIds: number[],
+  states: WorkflowStateRecord[],
+  people: MemberRecord[],
+  projects: ProjectRecord[],
+  iterations: IterationRecord[],
+  already: number,
+): StoryRecord[] {
+  const random = new SeedRandom(0x5703)
+  const now = ctx.clock()
+  const iso = (ms: number) => new Date(ms).toISOString()
+  const ofType = (types: WorkflowStateType[]) => states.filter((s) => types.includes(s.type))
+  const out: StoryRecord[] = []
+  for (const epicId of epicIds) {
+    const epic = ctx.col<EpicRecord>('epic').require(epicId)
+    const epicState = ctx.col<EpicStateRecord>('epic_state').get(epic.epic_state_id)?.type
+    const count = random.int(2, 5)
+    for (let k = 0; k < count; k++) {
+      const [step, storyType] = DEMO_EPIC_STEPS[k % DEMO_EPIC_STEPS.length]
+      const pool =
+        epicState === 'done' ? ofType(['done'])
+        : epicState === 'unstarted' ? ofType(['backlog', 'unstarted'])
+        : k === 0 ? ofType(['done']) : random.chance(0.5) ? ofType(['started']) : ofType(['unstarted', 'done'])
+      const state = random.pick(pool)
+      const created = now - random.int(20, 90) * 86_400_000
+      const started = state.type === 'started' || state.type === 'done' ? between(random, created, now - 86_400_000) : null
+      const completed = state.type === 'done' && started !== null ? between(random, started, now) : null
+      const updated = Math.max(created, completed ?? started ?? created)
+      const owner = random.pick(people)
+      const name = `${step} for ${epic.name.charAt(0).toLowerCase()}${epic.name.slice(1)}`
+      out.push({
+        id: ctx.nextId(),
+        name,
+        description: DEMO_DESCRIPTION(name),
+        story_type: storyType,
+        archived: false,
+        blocked: false,
+        blocker: false,
+        started: started !== null,
+        started_at: started === null ? null : iso(started),
+        started_at_override: null,
+        completed: completed !== null,
+        completed_at: completed === null ? null : iso(completed),
+        completed_at_override: null,
+        moved_at: completed === null && started === null ? null : iso(completed ?? started!),
+        deadline: null,
+        estimate: random.pick([null, 1, 2, 3, 5, 8]),
+        external_id: null,
+        external_links: [],
+        epic_id: epicId,
+        group_id: null,
+        iteration_id: state.type === 'backlog' ? null : random.pick(iterations).id,
+        previous_iteration_ids: [],
+        project_id: random.pick(projects).id,
+        workflow_id: state.workflow_id,
+        workflow_state_id: state.id,
+        label_ids: [],
+        owner_ids: random.chance(0.85) ? [owner.id] : [],
+        follower_ids: [owner.id],
+        requested_by_id: random.pick(people).id,
+        custom_fields: [],
+        comment_ids: [],
+        task_ids: [],
+        num_tasks_completed: 0,
+        member_mention_ids: [],
+        group_mention_ids: [],
+        mention_ids: [],
+        parent_story_id: null,
+        sub_task_story_ids: [],
+        story_links: [],
+        story_template_id: null,
+        unresolved_blocker_comments: [],
+        position: (already + out.length + 1) * 1024,
+        created_at: iso(created),
+        updated_at: iso(updated),
+      })
+    }
+  }
+  return out
 }
 
 /** A link both stories carry (the v3 form says which side each is on). */

@@ -32,6 +32,13 @@ describe('the seeded story graph', () => {
     expect(branches.length).toBeGreaterThan(0)
     for (const b of branches) expect(b.stories.total_items + b.pull_requests.total_items).toBeGreaterThan(0)
   })
+
+  it('gives every demo epic a few stories, so an opened epic shows its work and the list its progress', async () => {
+    const epics = (await v3(service).get('/epics')).body as { id: number; stats: { num_stories_total: number; num_stories_done: number } }[]
+    expect(epics.length).toBeGreaterThan(0)
+    for (const e of epics) expect(e.stats.num_stories_total).toBeGreaterThanOrEqual(2)
+    expect(epics.some((e) => e.stats.num_stories_done > 0 && e.stats.num_stories_done < e.stats.num_stories_total)).toBe(true)
+  })
 })
 
 describe('v3 GET /epics/{id}/stories', () => {
