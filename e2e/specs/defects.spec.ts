@@ -166,3 +166,33 @@ test('in the one-column layout, the dot of a name not yet synced is inside the w
   expect(dotBox.x + dotBox.width, 'left of the name').toBeLessThanOrEqual(nameBox.x)
   await page.screenshot({ path: info.outputPath('pending-dot-one-column.png') })
 })
+
+test('in a list row’s avatar stack every person’s initials are whole, the first person’s on top', async ({ service, outpost }, info) => {
+  const members = (await service.v3().get('/members')).body as { id: string; profile: { name: string } }[]
+  const owners = members.slice(0, 3).map((m) => m.id)
+  const epic = (await service.v3().post('/epics', { name: 'Owned by three people', owner_ids: owners })).body
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  const row = epicRow(page, epic.name).first()
+  await expect(row).toBeVisible()
+  const avatars = row.locator('.owners .avatar:not(.vacant)')
+  await expect(avatars).toHaveCount(3)
+  // Each avatar's letters, left and right ends of its text: the avatar itself is what is on top there.
+  const covered = await avatars.evaluateAll((els) =>
+    els.flatMap((el) => {
+      const range = document.createRange()
+      range.selectNodeContents(el)
+      const text = range.getBoundingClientRect()
+      const y = text.top + text.height / 2
+      return [text.left + 1, text.right - 1].filter((x) => !el.contains(document.elementFromPoint(x, y))).map((x) => `${el.textContent?.trim()} at x ${x.toFixed(0)}`)
+    }),
+  )
+  expect(covered, 'letters under another avatar').toEqual([])
+  const order = await avatars.evaluateAll((els) => els.map((el) => el.getBoundingClientRect().left))
+  const initials = await avatars.allTextContents()
+  const byPlace = initials.map((text, i) => ({ text: text.trim(), left: order[i] })).sort((a, b) => a.left - b.left).map((a) => a.text)
+  const expected = owners.map((id) => members.find((m) => m.id === id)!.profile.name.split(/\s+/)).map((p) => (p.length === 1 ? p[0].slice(0, 2) : p[0][0] + p.at(-1)![0]).toUpperCase())
+  expect(byPlace, 'in the owners’ order, left to right').toEqual(expected)
+  await row.screenshot({ path: info.outputPath('avatar-stack.png') })
+})
