@@ -76,6 +76,7 @@ export class OpenWorkspace implements Workspace {
     this.search = createDeferredSearch(this.db, { onError: (error) => console.error('Outpost search:', error) })
     this.sync = {
       refreshEpic: (id: number) => this.engine.refreshEpic(id),
+      refreshEpicStories: (id: number) => this.engine.refreshEpicStories(id),
       refreshDoc: (id: string) => this.engine.refreshDoc(id),
       openFile: (id: EntityId) => this.engine.openFile(id),
     }

@@ -12,7 +12,8 @@ import type { Slim } from '../../../src-shared/api/common.ts'
 import type { CategoryV3 } from '../../../src-shared/api/v3/categories.ts'
 import type { CustomFieldV3 } from '../../../src-shared/api/v3/custom-fields.ts'
 import type { DocV3 } from '../../../src-shared/api/v3/docs.ts'
-import type { EpicSlimV3, EpicV3, HealthV3, ThreadedCommentV3 } from '../../../src-shared/api/v3/epics.ts'
+import type { EpicSlimV3, EpicStatsV3, EpicV3, HealthV3, ThreadedCommentV3 } from '../../../src-shared/api/v3/epics.ts'
+import type { StorySlimV3 } from '../../../src-shared/api/v3/stories.ts'
 import type { LinkedFileV3, UploadedFileV3 } from '../../../src-shared/api/v3/files.ts'
 import type { GroupV3 } from '../../../src-shared/api/v3/groups.ts'
 import type { LabelV3 } from '../../../src-shared/api/v3/labels.ts'
@@ -28,6 +29,7 @@ import type {
   CachedCustomField,
   CachedDoc,
   CachedEpic,
+  CachedEpicProgress,
   CachedEpicState,
   CachedFile,
   CachedGroup,
@@ -36,6 +38,7 @@ import type {
   CachedLinkedFile,
   CachedMember,
   CachedObjective,
+  CachedStory,
   EntityId,
 } from './types.ts'
 
@@ -139,6 +142,9 @@ export function partialEpicFromV4(e: EpicV4Fields): Omit<CachedEpic, 'position'>
  */
 export const EPIC_V3_FIELDS: readonly (keyof EpicSlimV3)[] = ['id', ...EPIC_FIELDS]
 
+/** What the bootstrap's v3 epic list carries: the cached fields and each epic's progress (its stats). */
+export const EPIC_LIST_V3_FIELDS: readonly (keyof EpicSlimV3)[] = [...EPIC_V3_FIELDS, 'stats']
+
 export function epicFromV3(e: EpicSlimV3 | EpicV3, cachedDescription = ''): CachedEpic {
   return {
     id: e.id,
@@ -163,6 +169,51 @@ export function epicFromV3(e: EpicSlimV3 | EpicV3, cachedDescription = ''): Cach
     app_url: e.app_url,
     created_at: e.created_at,
     updated_at: e.updated_at,
+  }
+}
+
+// ---- stories and progress ----
+
+/** An epic's progress from its stats: not started counts the backlog too. */
+export function progressFromStats(epicId: EntityId, s: EpicStatsV3): CachedEpicProgress {
+  return {
+    id: epicId,
+    done: s.num_stories_done,
+    started: s.num_stories_started,
+    unstarted: s.num_stories_unstarted + s.num_stories_backlog,
+    total: s.num_stories_total,
+    points_done: s.num_points_done,
+    points_started: s.num_points_started,
+    points_unstarted: s.num_points_unstarted + s.num_points_backlog,
+    points_total: s.num_points,
+    last_story_update: s.last_story_update ?? null,
+  }
+}
+
+/** The fields of a v3 story the cache keeps (the main side drops the rest of each story). */
+export const STORY_V3_FIELDS = [
+  'id', 'epic_id', 'name', 'story_type', 'workflow_state_id', 'started', 'completed', 'archived', 'estimate', 'owner_ids', 'position', 'app_url',
+  'updated_at',
+] as const satisfies readonly (keyof StorySlimV3)[]
+
+export type StoryV3Fields = Pick<StorySlimV3, (typeof STORY_V3_FIELDS)[number]>
+
+/** A story of an epic's v3 story list. */
+export function storyFromV3(epicId: EntityId, s: StoryV3Fields): CachedStory {
+  return {
+    id: s.id,
+    epic_id: epicId,
+    name: s.name,
+    story_type: s.story_type,
+    workflow_state_id: s.workflow_state_id,
+    started: s.started,
+    completed: s.completed,
+    archived: s.archived,
+    estimate: s.estimate ?? null,
+    owner_ids: s.owner_ids ?? [],
+    position: s.position,
+    app_url: s.app_url,
+    updated_at: s.updated_at,
   }
 }
 

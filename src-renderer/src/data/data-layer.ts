@@ -86,6 +86,7 @@ export interface DataLayer {
   /** Runs the outbox's replay now (a sync asked meanwhile waits for it). */
   replay(): Promise<void>
   refreshEpic(id: number): Promise<CachedEpic | null>
+  refreshEpicStories(id: number): Promise<number | null>
   refreshDoc(id: string): Promise<CachedDoc | null>
   openFile(id: EntityId): Promise<CachedFileContent>
   status(): Promise<SyncStatus>
@@ -224,6 +225,7 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     sync,
     replay,
     refreshEpic: (id) => syncer.refreshEpic(id),
+    refreshEpicStories: (id) => syncer.refreshEpicStories(id),
     refreshDoc: (id) => syncer.refreshDoc(id),
     openFile: (id) => syncer.openFile(id),
     status: () => syncStatus(db),

@@ -11,6 +11,7 @@ import type {
   CachedDoc,
   CachedDocEpic,
   CachedEpic,
+  CachedEpicProgress,
   CachedEpicState,
   CachedFile,
   CachedFileContent,
@@ -20,6 +21,8 @@ import type {
   CachedLinkedFile,
   CachedMember,
   CachedObjective,
+  CachedStory,
+  CachedStoryList,
   Checkpoint,
   EntityKind,
   MetaRow,
@@ -43,6 +46,9 @@ export class OutpostDb extends Dexie {
   epicStates!: EntityTable<CachedEpicState, 'id'>
   customFields!: EntityTable<CachedCustomField, 'id'>
   labels!: EntityTable<CachedLabel, 'id'>
+  stories!: EntityTable<CachedStory, 'id'>
+  storyLists!: EntityTable<CachedStoryList, 'epic_id'>
+  epicProgress!: EntityTable<CachedEpicProgress, 'id'>
   overlay!: Table<OverlayRow, [EntityKind, string]>
   outbox!: EntityTable<OutboxRecord, 'seq'>
   checkpoints!: EntityTable<Checkpoint, 'kind'>
@@ -76,6 +82,14 @@ export class OutpostDb extends Dexie {
       outbox: '++seq, state, [kind+entityId], createdAt',
       checkpoints: 'kind',
       meta: 'key',
+    })
+    // Version 2: an epic's stories (fetched when it is opened or followed), when they were
+    // fetched, and each epic's progress from its stats. New tables only: nothing to migrate; the
+    // progress fills with the next epic id sweep (or the epic's opening).
+    this.version(2).stores({
+      stories: 'id, epic_id',
+      storyLists: 'epic_id, fetchedAt',
+      epicProgress: 'id',
     })
   }
 }

@@ -156,6 +156,52 @@ export interface CachedMember {
   disabled: boolean
 }
 
+/** A story of an epic, as its epic's story list gives it (read-only: the API has no story writes). */
+export interface CachedStory {
+  id: EntityId
+  epic_id: EntityId
+  name: string
+  story_type: string
+  workflow_state_id: number
+  started: boolean
+  completed: boolean
+  archived: boolean
+  estimate: number | null
+  owner_ids: string[]
+  position: number
+  app_url: string
+  updated_at: string
+}
+
+/** When an epic's stories were last fetched, and what the epic said then (to know when they may have changed). */
+export interface CachedStoryList {
+  epic_id: EntityId
+  /** Client clock, ms. */
+  fetchedAt: number
+  /** The epic's updated_at when they were fetched. */
+  epicUpdatedAt: string
+  /** The epic's stats.last_story_update when they were fetched (null: no story ever changed). */
+  lastStoryUpdate: string | null
+}
+
+/**
+ * An epic's progress as its `stats` give it (every epic list carries them): stories and points
+ * done, started and not started (backlog included). Kept beside the epic, not in its row: the
+ * service computes it from stories, no write changes it, and the v4 pages have none.
+ */
+export interface CachedEpicProgress {
+  id: EntityId
+  done: number
+  started: number
+  unstarted: number
+  total: number
+  points_done: number
+  points_started: number
+  points_unstarted: number
+  points_total: number
+  last_story_update: string | null
+}
+
 export interface CachedEpicState {
   id: EntityId
   name: string

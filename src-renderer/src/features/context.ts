@@ -41,7 +41,7 @@ import type { LocalSearch } from '../data/search/index.ts'
  * of what the user opens. Each is best-effort: the screen keeps showing the
  * cache, and says so, when it fails or when offline.
  */
-export type WorkspaceSync = Partial<Pick<Syncer, 'refreshEpic' | 'refreshDoc' | 'openFile'>>
+export type WorkspaceSync = Partial<Pick<Syncer, 'refreshEpic' | 'refreshEpicStories' | 'refreshDoc' | 'openFile'>>
 
 /**
  * What the shell can do with a file's downloaded content (the bytes live on

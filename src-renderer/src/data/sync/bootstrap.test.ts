@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { v3 } from '../../../../testing/service.ts'
 import { createSyncer, isBootstrapped, SYNC_KINDS, type SyncProgress } from './index.ts'
-import { EPIC_V3_FIELDS, EPIC_V4_FIELDS, DOC_V4_FIELDS } from '../convert.ts'
+import { EPIC_LIST_V3_FIELDS, EPIC_V4_FIELDS, DOC_V4_FIELDS } from '../convert.ts'
 import { bootstrapFloor, countingTransport, pages, serviceCounts, startWorld, type World } from '../../../../testing/sync-kit.ts'
 
 let world: World | undefined
@@ -102,8 +102,8 @@ describe('bootstrap', () => {
       expect(request.query?.fields).toBe((operation === 'epics.list' ? EPIC_V4_FIELDS : DOC_V4_FIELDS).join(','))
       if (!request.query?.cursor) expect(request.query).toMatchObject({ limit: 100, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived' })
     }
-    // The epic list of a bootstrap carries only what the cache keeps of each epic.
-    expect(transport.counted.log.find((l) => l.operation === 'epics.v3List')?.request.fields).toEqual(EPIC_V3_FIELDS)
+    // The epic list of a bootstrap carries only what the cache keeps of each epic, and its progress.
+    expect(transport.counted.log.find((l) => l.operation === 'epics.v3List')?.request.fields).toEqual(EPIC_LIST_V3_FIELDS)
     // Epic pages report progress page by page.
     expect(progress.filter((p) => p.kind === 'epics').map((p) => p.done)).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200])
   })

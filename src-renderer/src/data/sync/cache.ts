@@ -8,7 +8,7 @@
 import type { Table } from 'dexie'
 import { yieldToEventLoop } from '../../lib/yield.ts'
 import type { OutpostDb } from '../db.ts'
-import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedHealth, EntityId } from '../types.ts'
+import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedEpicProgress, CachedHealth, EntityId } from '../types.ts'
 import type { KindCheckpoint } from './checkpoints.ts'
 import {
   commentFromSlim,
@@ -17,6 +17,9 @@ import {
   epicFromV3,
   epicFromV4,
   healthFromSlim,
+  progressFromStats,
+  storyFromV3,
+  type StoryV3Fields,
   type DocV4Fields,
   type EpicV4Fields,
 } from '../convert.ts'
@@ -91,7 +94,7 @@ async function readInSlices<T extends { id: EntityId }, Insert>(table: Table<T, 
   }
 }
 
-const epicTables = (db: OutpostDb) => [db.epics, db.epicComments, db.epicHealth, db.docEpics]
+const epicTables = (db: OutpostDb) => [db.epics, db.epicComments, db.epicHealth, db.docEpics, db.stories, db.storyLists, db.epicProgress]
 
 /** Should `incoming` replace `cached`? Never with an older version; with the same one only in a bootstrap. */
 function replaces(cached: { updated_at: string } | undefined, incomingUpdatedAt: string, mode: WriteMode): boolean {
@@ -233,7 +236,8 @@ const droppedFrom = (cachedIds: EntityId[], listed: ReadonlySet<EntityId>, known
  * - positions are refreshed (the service renumbers neighbours without touching their updated_at);
  * - in a bootstrap, epics not yet cached are stored from it (all but the
  *   description, which the v4 pages bring next); afterwards new epics come
- *   from the incremental walk, which keeps rows complete.
+ *   from the incremental walk, which keeps rows complete;
+ * - each epic's progress is stored from its `stats` when the list carries them (changed rows only).
  */
 export async function writeEpicList(
   db: OutpostDb,
@@ -256,10 +260,51 @@ export async function writeEpicList(
     }
     for (const e of listed) if (!cachedIds.has(e.id)) changed.push(e)
     await putInSlices(db.epics, changed)
+    await writeProgress(db, list)
     const gone = droppedFrom([...cachedIds], new Set(positions.keys()), known)
     await removeEpics(db, gone)
     await db.checkpoints.put(checkpoint)
     return { positions, written: changed.length, removed: gone.length }
+  })
+}
+
+const sameProgress = (a: CachedEpicProgress | undefined, b: CachedEpicProgress) =>
+  a !== undefined && (Object.keys(b) as (keyof CachedEpicProgress)[]).every((k) => a[k] === b[k])
+
+/** The progress of each listed epic that carries `stats`, where it changed (inside the caller's transaction). */
+async function writeProgress(db: OutpostDb, list: Pick<EpicSlimV3, 'id' | 'stats'>[]): Promise<void> {
+  const withStats = list.filter((e) => e.stats && typeof e.stats === 'object')
+  if (withStats.length === 0) return
+  const cached = new Map((await db.epicProgress.toArray()).map((p) => [p.id, p]))
+  const changed = withStats.map((e) => progressFromStats(e.id, e.stats)).filter((p) => !sameProgress(cached.get(p.id), p))
+  await putInSlices(db.epicProgress, changed)
+}
+
+/**
+ * An epic's stories as its story list gives them, in place of what the cache held, with when they
+ * were fetched and what the epic said then (`epic`: its updated_at and stats, as cached now).
+ */
+export async function writeEpicStories(
+  db: OutpostDb,
+  epicId: EntityId,
+  stories: StoryV3Fields[],
+  fetchedAt: number,
+  epic: { updated_at?: string; stats?: EpicSlimV3['stats'] },
+): Promise<void> {
+  await db.transaction('rw', [db.epics, db.stories, db.storyLists, db.epicProgress], async () => {
+    // Deleted meanwhile (a sweep, or a 404 elsewhere): nothing to hang the stories on.
+    const cached = await db.epics.get(epicId)
+    if (!cached) return
+    await db.stories.where('epic_id').equals(epicId).delete()
+    if (stories.length > 0) await db.stories.bulkPut(stories.map((s) => storyFromV3(epicId, s)))
+    const progress = epic.stats ? progressFromStats(epicId, epic.stats) : await db.epicProgress.get(epicId)
+    if (epic.stats) await db.epicProgress.put(progress!)
+    await db.storyLists.put({
+      epic_id: epicId,
+      fetchedAt,
+      epicUpdatedAt: epic.updated_at && epic.updated_at > cached.updated_at ? epic.updated_at : cached.updated_at,
+      lastStoryUpdate: progress?.last_story_update ?? null,
+    })
   })
 }
 
@@ -317,6 +362,9 @@ export async function removeEpics(db: OutpostDb, ids: EntityId[]): Promise<void>
     await db.epicComments.where('epic_id').anyOf(ids).delete()
     await db.epicHealth.where('epic_id').anyOf(ids).delete()
     await db.docEpics.where('epic_id').anyOf(ids).delete()
+    await db.stories.where('epic_id').anyOf(ids).delete()
+    await db.storyLists.bulkDelete(ids)
+    await db.epicProgress.bulkDelete(ids)
   })
 }
 

@@ -25,6 +25,11 @@ export interface SyncOptions {
   fileBudgetBytes?: number
   /** How many of the most recently updated files prefetch considers. */
   prefetchRecentFiles?: number
+  /**
+   * At most this many epics whose cached stories may have changed get them fetched again in one
+   * run (one request each, on the sync lane). 0 leaves them until the epic is opened.
+   */
+  storyRefreshesPerRun?: number
 }
 
 export const DEFAULT_SYNC_OPTIONS: Required<SyncOptions> = {
@@ -35,6 +40,7 @@ export const DEFAULT_SYNC_OPTIONS: Required<SyncOptions> = {
   sweepIntervalMs: 30 * 60_000,
   fileBudgetBytes: 50 * 1024 * 1024,
   prefetchRecentFiles: 50,
+  storyRefreshesPerRun: 10,
 }
 
 export type SyncPhase = 'bootstrap' | 'incremental'

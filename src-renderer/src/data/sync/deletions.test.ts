@@ -71,8 +71,8 @@ describe('deletions', () => {
     transport.counted.reset()
     const report = await syncer.sync()
     expect(transport.counted.calls.get('epics.v3List')).toBe(1)
-    // A sweep needs ids and positions only: the rest of 10,000 epics (most of 17 MB) is not sent to the window.
-    expect(transport.counted.log.find((l) => l.operation === 'epics.v3List')?.request.fields).toEqual(['id', 'position'])
+    // A sweep needs ids, positions and progress only: the rest of 10,000 epics (most of 17 MB) is not sent to the window.
+    expect(transport.counted.log.find((l) => l.operation === 'epics.v3List')?.request.fields).toEqual(['id', 'position', 'stats'])
     expect(transport.counted.calls.get('documents.v3List')).toBe(1)
     expect(report.removed).toBeGreaterThanOrEqual(2)
     expect(await db.epics.get(epic.id)).toBeUndefined()
@@ -138,7 +138,7 @@ describe('deletions', () => {
 })
 
 describe('refresh on open', () => {
-  it('loads an epic with full comments (authors, replies), health text and doc links in 3 requests', async () => {
+  it('loads an epic with full comments (authors, replies), health text, doc links and stories in 4 requests', async () => {
     const withReplies = world.service.ctx
       .col<any>('epic_comment')
       .all()
@@ -152,7 +152,7 @@ describe('refresh on open', () => {
 
     transport.counted.reset()
     const epic = await syncer.refreshEpic(epicId)
-    expect(transport.counted.total()).toBe(3)
+    expect(transport.counted.total()).toBe(4)
     const served = (await v3(world.service).get(`/epics/${epicId}`)).body
     expect(epic).toMatchObject({ id: epicId, name: served.name, description: served.description, position: served.position })
     const reply = await db.epicComments.get(withReplies.id)

@@ -7,7 +7,7 @@ import type { CachedDoc, CachedEpic, CachedFileContent, EntityId } from '../type
 import { DEFAULT_SYNC_OPTIONS, type SyncContext, type SyncOptions, type SyncProgress } from './context.ts'
 import { openFile } from './files.ts'
 import { platformLock, syncLockName, type LockFn } from '../lock.ts'
-import { refreshDoc, refreshEpic } from './refresh.ts'
+import { refreshDoc, refreshEpic, refreshEpicStories } from './refresh.ts'
 import { runSync, type RunOptions, type SyncReport } from './sync.ts'
 
 export { DEFAULT_SYNC_OPTIONS, type SyncOptions, type SyncPhase, type SyncProgress } from './context.ts'
@@ -37,6 +37,8 @@ export interface Syncer {
   sync(run?: RunOptions & { signal?: AbortSignal; started?: () => void | Promise<void> }): Promise<SyncReport>
   /** An epic with its full comments, health history and doc links; null when it was deleted on the service. */
   refreshEpic(id: number): Promise<CachedEpic | null>
+  /** An epic's stories alone (when the user follows it): how many, or null when the epic was deleted on the service. */
+  refreshEpicStories(id: number): Promise<number | null>
   /** A doc in both formats with its epic links; null when it was deleted on the service. */
   refreshDoc(id: string): Promise<CachedDoc | null>
   /** A file's content on disk, downloaded if need be (FileGoneError when the file was deleted on the service). */
@@ -55,7 +57,8 @@ export function createSyncer(config: SyncerOptions): Syncer {
         const ctx: SyncContext = { db, transport, clock, options, signal: run.signal, progress: (p) => config.onProgress?.(p) }
         return runSync(ctx, run)
       }),
-    refreshEpic: (id) => refreshEpic({ db, transport }, id),
+    refreshEpic: (id) => refreshEpic({ db, transport, clock }, id),
+    refreshEpicStories: (id) => refreshEpicStories({ db, transport, clock }, id),
     refreshDoc: (id) => refreshDoc({ db, transport }, id),
     openFile: (id) => openFile({ db, transport, clock, budgetBytes: options.fileBudgetBytes }, id),
   }

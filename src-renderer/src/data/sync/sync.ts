@@ -28,13 +28,20 @@
 // (the v3 epic list, which also refreshes positions, and the v3 doc list) when
 // due. A whole list removes only rows the cache held before it was asked for
 // (see knownIds), so a create written back while it was on its way stays.
-import { EPIC_V3_FIELDS } from '../convert.ts'
+//
+// Stories are never fetched per epic by a run: an epic's come when it is opened
+// (refreshEpic) or followed. A run refreshes only stories already cached whose
+// epic changed since (its updated_at, or its stats' last_story_update, which the
+// sweep's list carries): at most `storyRefreshesPerRun` epics, longest
+// unrefreshed first, on the sync lane; the rest wait for the next run.
+import { EPIC_LIST_V3_FIELDS } from '../convert.ts'
 import { failureOf } from '../transport.ts'
 import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { DocSlimV3 } from '../../../../src-shared/api/v3/docs.ts'
 import type { OperationFailure } from '../../../../src-shared/api/operations.ts'
 import type { EntityId } from '../types.ts'
 import { knownIds, removeFiles, replaceAll, writeDocList, writeEpicList } from './cache.ts'
+import { refreshEpicStories } from './refresh.ts'
 import {
   FILE_KINDS,
   REFERENCE_KINDS,
@@ -59,6 +66,8 @@ export interface SyncReport {
   removed: number
   /** File contents downloaded ahead of use. */
   prefetched: number
+  /** Epics whose cached stories were fetched again. */
+  storiesRefreshed: number
   /** Kinds that failed with an answer of the service (the others went on). */
   failures: { kind: SyncKind; failure: OperationFailure }[]
 }
@@ -99,6 +108,7 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
     written: 0,
     removed: 0,
     prefetched: 0,
+    storiesRefreshed: 0,
     failures: [],
   }
   const now = ctx.clock()
@@ -118,8 +128,9 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
       } else if (kind === 'epicList') {
         if (!due(cp, ctx.options.sweepIntervalMs)) continue
         const known = await knownIds(ctx.db.epics)
-        // A bootstrap stores the epics it does not have yet; later sweeps need only ids and positions.
-        const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: cp.bootstrapped ? ['id', 'position'] : EPIC_V3_FIELDS })
+        // A bootstrap stores the epics it does not have yet; later sweeps need only ids, positions
+        // and stats (each epic's progress, which no other list carries).
+        const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: cp.bootstrapped ? ['id', 'position', 'stats'] : EPIC_LIST_V3_FIELDS })
         const done = { ...cp, bootstrapped: true, syncedAt: ctx.clock(), done: list.length, total: list.length }
         const result = await writeEpicList(ctx.db, list, cp.bootstrapped ? 'incremental' : 'bootstrap', done, known)
         positions = result.positions
@@ -156,6 +167,15 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
     }
   }
 
+  if (!report.bootstrap) {
+    try {
+      report.storiesRefreshed = await refreshStaleStories(ctx)
+    } catch (error) {
+      if (endsTheRun(error, ctx.signal)) throw error
+      report.failures.push({ kind: 'epics', failure: failureOf(error) })
+    }
+  }
+
   // Costs no request unless a recent file is missing and fits.
   if (ctx.options.fileBudgetBytes > 0) {
     try {
@@ -167,6 +187,32 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
   }
   if (report.failures.length > 0) throw new SyncError(report)
   return report
+}
+
+/**
+ * The cached story lists whose epic changed since they were fetched, fetched again: at most
+ * `storyRefreshesPerRun`, the longest unrefreshed first. Returns how many were.
+ */
+async function refreshStaleStories(ctx: SyncContext): Promise<number> {
+  const limit = ctx.options.storyRefreshesPerRun
+  if (limit <= 0) return 0
+  const lists = await ctx.db.storyLists.orderBy('fetchedAt').toArray()
+  if (lists.length === 0) return 0
+  const ids = lists.map((l) => l.epic_id)
+  const [epics, progress] = await Promise.all([ctx.db.epics.bulkGet(ids), ctx.db.epicProgress.bulkGet(ids)])
+  const stale = lists.filter((l, i) => {
+    const epic = epics[i]
+    if (!epic) return false
+    const lastStoryUpdate = progress[i]?.last_story_update ?? null
+    return epic.updated_at > l.epicUpdatedAt || (lastStoryUpdate !== null && lastStoryUpdate !== l.lastStoryUpdate)
+  })
+  let done = 0
+  for (const l of stale.slice(0, limit)) {
+    if (ctx.signal?.aborted) break
+    await refreshEpicStories({ db: ctx.db, transport: ctx.transport, clock: ctx.clock }, l.epic_id as number, 'sync')
+    done++
+  }
+  return done
 }
 
 /** A whole list, stored in place of what the cache held of that kind. */
