@@ -373,16 +373,36 @@ export const HOST_SECRET_PROTOCOL_PREFIX = 'outpost-secret.'
 /** The page gets the secret in its URL fragment (never sent to a server): `#outpost-secret=<hex>`. */
 export const HOST_SECRET_FRAGMENT = 'outpost-secret'
 
-export type HostClientMessage =
-  | { type: 'invoke'; id: number; channel: string; request: unknown }
-  /** A file the user gave the page, written where an upload can read it (base64 content). */
-  | { type: 'stage'; id: number; name: string; data: string }
+export type HostClientMessage = { type: 'invoke'; id: number; channel: string; request: unknown }
+
+/**
+ * A file the user gave the page is written where an upload can read it by a
+ * POST of its bytes to this path (the browser streams a File body from disk,
+ * the page never reads it), with the launch secret and the file's name
+ * (URI-encoded) in these headers. The answer: `{ path }`, or `{ error }` with
+ * a 4xx status.
+ */
+export const HOST_STAGE_PATH = '/stage'
+export const HOST_SECRET_HEADER = 'x-outpost-secret'
+export const HOST_FILE_NAME_HEADER = 'x-outpost-file-name'
+
+/**
+ * The largest file Outpost uploads: the service's limit per file (50 MiB; the
+ * local service's default). A bigger file is refused when it is dropped,
+ * before any of it is read.
+ */
+export const UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024
+
+/** Why a file too large to upload is refused, the same words wherever it is found out. */
+export function tooLargeToUpload(name: string, limit = UPLOAD_LIMIT_BYTES): string {
+  const most = limit >= 1024 * 1024 ? `${Math.round((limit / (1024 * 1024)) * 10) / 10} MB` : `${limit} bytes`
+  return `“${name}” is larger than ${most}, the most Outpost uploads per file: nothing of it was uploaded.`
+}
 
 export type HostMessage =
   /** `parts`: the value, a list, came before it in that many 'part' messages (see HOST_PART_ITEMS). */
   | { type: 'result'; id: number; result: IpcResult<unknown>; parts?: number }
   | { type: 'part'; id: number; items: unknown[] }
-  | { type: 'staged'; id: number; path?: string; error?: string }
   | { type: 'event'; event: EventChannel; payload: unknown }
 
 /**

@@ -1,13 +1,13 @@
 // The browser host against the real local service: who may connect, and the
 // handler table answering over the socket through the renderer's own bridge.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { BridgeError, hostBridge, type Bridge } from '../src-renderer/src/lib/bridge.ts'
-import { HOST_BRIDGE_PATH, HOST_BRIDGE_PROTOCOL, HOST_SECRET_PROTOCOL_PREFIX, type EventChannel } from '../src-shared/ipc.ts'
+import { HOST_BRIDGE_PATH, HOST_BRIDGE_PROTOCOL, HOST_FILE_NAME_HEADER, HOST_SECRET_HEADER, HOST_SECRET_PROTOCOL_PREFIX, HOST_STAGE_PATH, tooLargeToUpload, type EventChannel } from '../src-shared/ipc.ts'
 import { MemorySecretStore } from './memory-secrets.ts'
 import { startWebApp, type WebApp } from './web-app.ts'
 
@@ -31,8 +31,15 @@ function socketFrom(origin: string) {
   } as unknown as new (url: string, protocols: string[]) => globalThis.WebSocket
 }
 
+/** A fetch as a page of `origin` makes it (a browser says its origin on every POST). */
+function fetchFrom(origin: string): typeof fetch {
+  return (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), origin } })
+}
+
+const stageUrl = () => `${app.host.origin}${HOST_STAGE_PATH}`
+
 function pageBridge(secret = app.host.secret, origin = app.host.origin) {
-  const b = hostBridge({ url: `ws://127.0.0.1:${app.host.port}${HOST_BRIDGE_PATH}`, secret, WebSocket: socketFrom(origin), reconnectMs: 60_000 })
+  const b = hostBridge({ url: `ws://127.0.0.1:${app.host.port}${HOST_BRIDGE_PATH}`, stageUrl: stageUrl(), fetch: fetchFrom(origin), secret, WebSocket: socketFrom(origin), reconnectMs: 60_000 })
   bridges.push(b)
   return b
 }
@@ -58,9 +65,11 @@ function collect<E extends EventChannel>(b: Bridge, event: E) {
 
 /** Lists longer than this come to the page in parts (HOST_PART_ITEMS is 1,000; the demo has a few dozen epics). */
 const PART_ITEMS = 10
+/** The largest file the host stages in these tests. */
+const MAX_FILE = 64 * 1024
 
 beforeAll(async () => {
-  app = await startWebApp({ rendererDir, dataDir, secrets: new MemorySecretStore(), partItems: PART_ITEMS })
+  app = await startWebApp({ rendererDir, dataDir, secrets: new MemorySecretStore(), partItems: PART_ITEMS, maxFileBytes: MAX_FILE })
 })
 
 afterAll(async () => {
@@ -140,7 +149,7 @@ describe('the handler table over the socket', () => {
         this.on('message', (data) => frames.push(String(data)))
       }
     }
-    const page = hostBridge({ url: `ws://127.0.0.1:${app.host.port}${HOST_BRIDGE_PATH}`, secret: app.host.secret, WebSocket: Counting as unknown as new (url: string, protocols: string[]) => globalThis.WebSocket })
+    const page = hostBridge({ url: `ws://127.0.0.1:${app.host.port}${HOST_BRIDGE_PATH}`, stageUrl: stageUrl(), secret: app.host.secret, WebSocket: Counting as unknown as new (url: string, protocols: string[]) => globalThis.WebSocket })
     bridges.push(page)
     const list = (await page.call('outpost:api.call', { operation: 'epics.v3List' })) as { id: number }[]
     const direct = await request(`${app.service!.baseUrl}/api/v3/epics`, { headers: { 'Shortcut-Token': app.service!.tokens.admin } })
@@ -199,7 +208,7 @@ describe('the handler table over the socket', () => {
     expect(downloads.at(-1)).toMatchObject({ downloadId: 'down-1', bytesReceived: content.length })
   })
 
-  it('reads a file’s exact bytes over the socket, and stages and discards the page’s files', async () => {
+  it('reads a file’s exact bytes over the socket, and stages (by a POST) and discards the page’s files', async () => {
     const page = pageBridge()
     const bytes = Uint8Array.from({ length: 1000 }, (_, i) => (i * 31 + 7) % 256)
     const path = await page.pathForFile(new File([bytes], 'pixels.png', { type: 'image/png' }))
@@ -220,6 +229,56 @@ describe('the handler table over the socket', () => {
     expect(existsSync(join(dataDir, 'accounts.json'))).toBe(true)
     // A browser has no OS app to open it with: a typed answer, for the page to preview it instead.
     await expect(page.call('outpost:files.open', { fileId: uploaded[0].id })).rejects.toMatchObject({ error: { source: 'ipc', kind: 'unsupported' } })
+  })
+
+  it('stages a file the page POSTs as it comes, and refuses a stranger, a nameless file and one over the limit, keeping nothing of it', async () => {
+    const staged = () => readdirSync(app.side.folders.staging, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length
+    const before = staged()
+    const post = (headers: Record<string, string>, body: BodyInit) => fetch(stageUrl(), { method: 'POST', headers, body, duplex: 'half' } as RequestInit)
+    const named = { [HOST_SECRET_HEADER]: app.host.secret, [HOST_FILE_NAME_HEADER]: encodeURIComponent('ré sumé.pdf') }
+
+    // The page's own: streamed in parts (no length said), written whole under its name.
+    const parts = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 4; i++) controller.enqueue(new Uint8Array(1000).fill(i))
+        controller.close()
+      },
+    })
+    const ok = await post({ ...named, origin: app.host.origin }, parts)
+    expect(ok.status).toBe(200)
+    const { path } = (await ok.json()) as { path: string }
+    expect(path.startsWith(app.side.folders.staging)).toBe(true)
+    expect(path.endsWith('-ré sumé.pdf')).toBe(true)
+    expect(readFileSync(path)).toEqual(Buffer.concat([0, 1, 2, 3].map((i) => Buffer.alloc(1000, i))))
+
+    // Another origin, no secret, a wrong one: 403.
+    for (const headers of [{ ...named, origin: 'https://example.com' }, { [HOST_FILE_NAME_HEADER]: 'a.txt' }, { ...named, [HOST_SECRET_HEADER]: 'f'.repeat(48) }]) {
+      const refused = await post(headers, 'x')
+      expect(refused.status).toBe(403)
+    }
+    // No name, or one that is not URI-encoded text: 400, saying what is missing.
+    for (const name of [undefined, '%E0%A4%A']) {
+      const refused = await post({ [HOST_SECRET_HEADER]: app.host.secret, ...(name ? { [HOST_FILE_NAME_HEADER]: name } : {}) }, 'x')
+      expect(refused.status).toBe(400)
+      expect(((await refused.json()) as { error: string }).error).toContain(HOST_FILE_NAME_HEADER)
+    }
+    // Over the limit: said by its length, refused before it is read; streamed without one, refused when the limit is passed.
+    const big = await post(named, new Uint8Array(MAX_FILE + 1))
+    expect(big.status).toBe(413)
+    expect(((await big.json()) as { error: string }).error).toBe(tooLargeToUpload('ré sumé.pdf', MAX_FILE))
+    const flowing = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new Uint8Array(16 * 1024))
+      },
+    })
+    const endless = await post(named, flowing)
+    expect(endless.status).toBe(413)
+    // Only the one staged file is left: nothing of the refused ones, not even a part.
+    expect(staged()).toBe(before + 1)
+
+    // Through the page's bridge: the service's words for a file over the host's limit.
+    const page = pageBridge()
+    await expect(page.pathForFile(new File([new Uint8Array(MAX_FILE + 10)], 'big.bin'))).rejects.toMatchObject({ error: { kind: 'invalid-request', message: tooLargeToUpload('big.bin', MAX_FILE) } })
   })
 
   it('uploads no path the user did not give', async () => {

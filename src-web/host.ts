@@ -17,15 +17,19 @@ import {
   HOST_BRIDGE_PATH,
   HOST_BRIDGE_PROTOCOL,
   HOST_BYTES_KEY,
+  HOST_FILE_NAME_HEADER,
   HOST_PART_ITEMS,
   HOST_SECRET_FRAGMENT,
+  HOST_SECRET_HEADER,
   HOST_SECRET_PROTOCOL_PREFIX,
+  HOST_STAGE_PATH,
+  UPLOAD_LIMIT_BYTES,
   type EventChannel,
   type EventOf,
   type HostClientMessage,
   type HostMessage,
 } from '../src-shared/ipc.ts'
-import { accountStagingFolder, stageBytes } from '../src-main/files/staging.ts'
+import { accountStagingFolder, stageStream, TooLargeError } from '../src-main/files/staging.ts'
 import { dispatch } from '../src-main/ipc/dispatch.ts'
 import type { MainSide } from '../src-main/main-side.ts'
 import { contentSecurityPolicy } from '../src-main/shell/content-security-policy.ts'
@@ -36,7 +40,7 @@ export interface HostOptions {
   rendererDir: string
   /** 0 (default): any free port. */
   port?: number
-  /** Largest staged file, in bytes (the service takes 50 MiB). */
+  /** Largest staged file, in bytes (UPLOAD_LIMIT_BYTES: the service takes 50 MiB). */
   maxFileBytes?: number
   /** Items of a long answer per message (HOST_PART_ITEMS; tests make it small). */
   partItems?: number
@@ -98,7 +102,7 @@ function offeredProtocols(req: IncomingMessage): string[] {
 
 export async function startHost(options: HostOptions): Promise<Host> {
   const secret = randomBytes(24).toString('hex')
-  const maxFileBytes = options.maxFileBytes ?? 50 * 1024 * 1024
+  const maxFileBytes = options.maxFileBytes ?? UPLOAD_LIMIT_BYTES
   let side: HostedSide | undefined
   let origin = ''
   let policy = ''
@@ -127,14 +131,16 @@ export async function startHost(options: HostOptions): Promise<Host> {
   }
 
   const server: Server = createServer((req, res) => {
-    serveFile(req, res).catch(() => {
+    const staging = new URL(req.url ?? '/', origin).pathname === HOST_STAGE_PATH
+    ;(staging ? stageRequest(req, res) : serveFile(req, res)).catch(() => {
       if (!res.headersSent) res.writeHead(500).end()
       else res.destroy()
     })
   })
   const sockets = new WebSocketServer({
     noServer: true,
-    maxPayload: Math.ceil(maxFileBytes * 1.4) + 4096,
+    // Requests (a bulk change of many epics); files come by HOST_STAGE_PATH.
+    maxPayload: 64 * 1024 * 1024,
     handleProtocols: (protocols) => (protocols.has(HOST_BRIDGE_PROTOCOL) ? HOST_BRIDGE_PROTOCOL : false),
   })
 
@@ -157,16 +163,39 @@ export async function startHost(options: HostOptions): Promise<Host> {
     for (const part of splitHostMessage(message, options.partItems)) if (ws.readyState === ws.OPEN) ws.send(encodeHostMessage(part))
   }
 
-  // The page has no paths of its own: its file is written into the staging folder, a staged copy from the start.
-  const stage = async (name: string, data: string): Promise<string> => {
-    if (!side) throw new Error('The host is still starting.')
-    const bytes = Buffer.from(data, 'base64')
-    if (bytes.length > maxFileBytes) throw new Error(`${name} is larger than ${maxFileBytes} bytes`)
+  // The page has no paths of its own: its file is POSTed to HOST_STAGE_PATH (the browser streams it from disk) and
+  // written into the staging folder as it comes, a staged copy from the start.
+  const stageRequest = async (req: IncomingMessage, res: ServerResponse) => {
+    const answer = (status: number, body: { path: string } | { error: string }) => {
+      // The body is not read past a refusal: the connection closes with the answer.
+      res.writeHead(status, { 'content-type': 'application/json', ...(status >= 400 ? { connection: 'close' } : {}) }).end(JSON.stringify(body))
+    }
+    if (req.method !== 'POST') return answer(405, { error: 'Files are staged with a POST.' })
+    // Only the page that was opened with the key: its own origin (a browser always says it on a POST) and the secret.
+    const sentOrigin = req.headers.origin
+    const sentSecret = req.headers[HOST_SECRET_HEADER]
+    if ((sentOrigin !== undefined && sentOrigin !== origin) || typeof sentSecret !== 'string' || !sameSecret(sentSecret, secret)) return answer(403, { error: 'Forbidden' })
+    const rawName = req.headers[HOST_FILE_NAME_HEADER]
+    let name = ''
+    try {
+      name = typeof rawName === 'string' ? decodeURIComponent(rawName).trim() : ''
+    } catch {
+      name = ''
+    }
+    if (!name) return answer(400, { error: `The file's name is required (the ${HOST_FILE_NAME_HEADER} header, URI-encoded).` })
+    const declared = Number(req.headers['content-length'] ?? Number.NaN)
+    if (declared > maxFileBytes) return answer(413, { error: new TooLargeError(name, maxFileBytes).message })
+    if (!side) return answer(503, { error: 'The host is still starting.' })
     const account = side.accounts.current()
-    if (!account) throw new Error('No workspace is set up yet: add one before dropping files.')
-    const { path } = await stageBytes(accountStagingFolder(side.folders.staging, account.id), name, bytes)
-    side.pickedFiles.add(path)
-    return path
+    if (!account) return answer(409, { error: 'No workspace is set up yet: add one before dropping files.' })
+    try {
+      const { path } = await stageStream(accountStagingFolder(side.folders.staging, account.id), name, req, maxFileBytes)
+      side.pickedFiles.add(path)
+      answer(200, { path })
+    } catch (error) {
+      if (error instanceof TooLargeError) answer(413, { error: error.message })
+      else throw error
+    }
   }
 
   sockets.on('connection', (ws: WebSocket) => {
@@ -185,13 +214,6 @@ export async function startHost(options: HostOptions): Promise<Host> {
             ? await dispatch(side.table, message.channel, message.request)
             : ({ ok: false, error: { source: 'ipc', kind: 'internal', message: 'The host is still starting.' } } as const)
           send(ws, { type: 'result', id: message.id, result })
-        } else if (message.type === 'stage') {
-          try {
-            if (typeof message.name !== 'string' || typeof message.data !== 'string') throw new Error('name and data are required')
-            send(ws, { type: 'staged', id: message.id, path: await stage(message.name, message.data) })
-          } catch (error) {
-            send(ws, { type: 'staged', id: message.id, error: error instanceof Error ? error.message : String(error) })
-          }
         }
       })()
     })

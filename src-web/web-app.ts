@@ -31,6 +31,8 @@ export interface WebAppOptions {
   rateLimit?: GatewayOptions['rateLimit']
   /** Items of a long answer per bridge message (see HostOptions.partItems). */
   partItems?: number
+  /** The largest file the page may stage (HostOptions.maxFileBytes). */
+  maxFileBytes?: number
 }
 
 export interface WebApp {
@@ -76,7 +78,7 @@ async function startDemoService(dataDir: string): Promise<RunningService> {
 export async function startWebApp(options: WebAppOptions): Promise<WebApp> {
   await mkdir(options.dataDir, { recursive: true })
   const secrets = options.secrets ?? (await hostSecretStore()).store
-  const host = await startHost({ rendererDir: options.rendererDir, port: options.port, partItems: options.partItems })
+  const host = await startHost({ rendererDir: options.rendererDir, port: options.port, partItems: options.partItems, maxFileBytes: options.maxFileBytes })
   let service: RunningService | undefined
   // The service runs in this process; the main side closes it with itself.
   const demo = demoLauncher(async () => {

@@ -1,10 +1,11 @@
 // Staging a dropped file: which failures are the file's (the user's to fix,
 // in words that say why) and which are ours (the staging folder).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { stageCopy, unreadable, UnreadableFileError } from './staging.ts'
+import { tooLargeToUpload } from '../../src-shared/ipc.ts'
+import { stageCopy, stageStream, TooLargeError, unreadable, UnreadableFileError } from './staging.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'outpost-staging-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -53,5 +54,32 @@ describe('stageCopy', () => {
     expect(readdirSync(staging)).toHaveLength(1)
     const again = await stageCopy(staging, source, 'bytes.bin')
     expect(again.path).not.toBe(staged.path)
+  })
+})
+
+describe('a file over the upload limit', () => {
+  it('is refused by its size before a byte is copied, in the words the page shows', async () => {
+    const source = join(dir, 'huge.iso')
+    writeFileSync(source, Buffer.alloc(2048, 7))
+    const staging = join(dir, 'staging-limit')
+    const error = await stageCopy(staging, source, 'huge.iso', 1024).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TooLargeError)
+    expect((error as Error).message).toBe(tooLargeToUpload('huge.iso', 1024))
+    expect(existsSync(staging)).toBe(false)
+    // At the limit: copied whole.
+    const fits = await stageCopy(staging, source, 'huge.iso', 2048)
+    expect(readFileSync(fits.path)).toEqual(Buffer.alloc(2048, 7))
+  })
+
+  it('streamed by the page, is cut off once past the limit, and no part of it stays', async () => {
+    const staging = join(dir, 'staging-stream')
+    async function* chunks() {
+      for (let i = 0; i < 10; i++) yield new Uint8Array(512)
+    }
+    await expect(stageStream(staging, 'stream.bin', chunks(), 4096)).rejects.toBeInstanceOf(TooLargeError)
+    expect(readdirSync(staging)).toEqual([])
+    const whole = await stageStream(staging, 'stream.bin', chunks(), 5120)
+    expect(whole.size).toBe(5120)
+    expect(readdirSync(staging)).toHaveLength(1)
   })
 })

@@ -7,10 +7,10 @@
 // outbox's list must never touch the copies another one still needs.
 import { randomUUID } from 'node:crypto'
 import { constants, createWriteStream } from 'node:fs'
-import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises'
 import { basename, join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
-import type { StagedFile } from '../../src-shared/ipc.ts'
+import { tooLargeToUpload, UPLOAD_LIMIT_BYTES, type StagedFile } from '../../src-shared/ipc.ts'
 import { safeFileName } from './safe-name.ts'
 
 /** The staging folder of one workspace (account). */
@@ -99,13 +99,15 @@ const READ_NOW = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)
  * so while it was copied; a failure to write the copy is not the file's and
  * is thrown as it came.
  */
-export async function stageCopy(stagingDir: string, source: string, name: string): Promise<StagedFile> {
+export async function stageCopy(stagingDir: string, source: string, name: string, limit = UPLOAD_LIMIT_BYTES): Promise<StagedFile> {
   const refuse = (error: unknown): never => {
     throw unreadable(error, source)
   }
-  const kind = (info: { isFile(): boolean; isDirectory(): boolean }) => {
+  const kind = (info: { isFile(): boolean; isDirectory(): boolean; size: number }) => {
     if (info.isDirectory()) throw new UnreadableFileError('folder', source, 'EISDIR')
     if (!info.isFile()) throw new UnreadableFileError('not-a-file', source)
+    // Said before any of it is read (the service would refuse it after the whole upload).
+    if (info.size > limit) throw new TooLargeError(name, limit)
   }
   kind(await stat(source).catch(refuse))
   const handle = await open(source, READ_NOW).catch(refuse)
@@ -115,7 +117,7 @@ export async function stageCopy(stagingDir: string, source: string, name: string
       const input = handle.createReadStream({ autoClose: false, start: 0 })
       let readError: unknown
       input.once('error', (error) => (readError = error))
-      await pipeline(input, createWriteStream(temp, { flags: 'wx' })).catch((error: unknown) => {
+      await pipeline(input, atMost(limit, name), createWriteStream(temp, { flags: 'wx' })).catch((error: unknown) => {
         throw readError === undefined ? error : unreadable(readError, source)
       })
     })
@@ -124,7 +126,34 @@ export async function stageCopy(stagingDir: string, source: string, name: string
   }
 }
 
-/** Writes bytes the page handed over (the browser host, where the page has no paths) into the staging folder. */
-export function stageBytes(stagingDir: string, name: string, bytes: Uint8Array): Promise<StagedFile> {
-  return put(stagingDir, name, (temp) => writeFile(temp, bytes, { flag: 'wx' }))
+/** A staged copy refused for its size: more than `limit` bytes came. */
+export class TooLargeError extends Error {
+  override readonly name = 'TooLargeError'
+  constructor(
+    readonly file: string,
+    readonly limit: number,
+  ) {
+    super(tooLargeToUpload(file, limit))
+  }
+}
+
+/**
+ * Writes the bytes the page hands over as they come (the browser host, where
+ * the page has no paths) into the staging folder; more than `limit` bytes
+ * fail with TooLargeError, and nothing is left behind.
+ */
+export function stageStream(stagingDir: string, name: string, input: AsyncIterable<Uint8Array>, limit: number): Promise<StagedFile> {
+  return put(stagingDir, name, (temp) => pipeline(input, atMost(limit, name), createWriteStream(temp, { flags: 'wx' })))
+}
+
+/** A pipeline step passing bytes on until more than `limit` came (a file that grew since it was measured, a page's stream). */
+function atMost(limit: number, name: string) {
+  return async function* (source: AsyncIterable<Uint8Array>) {
+    let size = 0
+    for await (const chunk of source) {
+      size += chunk.byteLength
+      if (size > limit) throw new TooLargeError(name, limit)
+      yield chunk
+    }
+  }
 }

@@ -12,7 +12,7 @@ import { discardOwnFile } from '../files/discard.ts'
 import { downloadToCache, findCached, NoContentError, readStart } from '../files/file-cache.ts'
 import { isInside, isReallyInside, type OwnFolders } from '../files/folders.ts'
 import { isProgram } from '../files/programs.ts'
-import { accountStagingFolder, stageCopy, stagedFileName, unreadable, UnreadableFileError } from '../files/staging.ts'
+import { accountStagingFolder, stageCopy, stagedFileName, TooLargeError, unreadable, UnreadableFileError } from '../files/staging.ts'
 import { sweepStaged } from '../files/sweep.ts'
 import { contentTypeOf } from '../../src-shared/content-types.ts'
 import type { SecretStore } from '../secrets/secret-store.ts'
@@ -90,6 +90,7 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       return await run()
     } catch (error) {
       if (error instanceof UnreadableFileError) throw new IpcFailure('unreadable', error.message)
+      if (error instanceof TooLargeError) throw new IpcFailure('invalid-request', error.message)
       throw error
     }
   }

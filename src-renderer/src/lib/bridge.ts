@@ -8,8 +8,13 @@ import {
   HOST_BRIDGE_PATH,
   HOST_BRIDGE_PROTOCOL,
   HOST_BYTES_KEY,
+  HOST_FILE_NAME_HEADER,
   HOST_SECRET_FRAGMENT,
+  HOST_SECRET_HEADER,
   HOST_SECRET_PROTOCOL_PREFIX,
+  HOST_STAGE_PATH,
+  tooLargeToUpload,
+  UPLOAD_LIMIT_BYTES,
   isEventChannel,
   type EventChannel,
   type EventOf,
@@ -62,17 +67,14 @@ export interface HostBridgeOptions {
   url: string
   secret: string
   WebSocket: new (url: string, protocols: string[]) => WebSocket
+  /** `http://127.0.0.1:PORT/stage` (HOST_STAGE_PATH): where a dropped file's bytes are POSTed. */
+  stageUrl: string
+  fetch?: typeof fetch
   /** Delay before reconnecting after the host went away (ms). */
   reconnectMs?: number
 }
 
 const lost = (message: string): IpcError => ({ source: 'ipc', kind: 'internal', message })
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = ''
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000))
-  return btoa(binary)
-}
 
 function fromBase64(text: string): Uint8Array {
   const binary = atob(text)
@@ -187,9 +189,20 @@ export function hostBridge(options: HostBridgeOptions): Bridge & { close(): void
       }
     },
     async pathForFile(file) {
-      const data = toBase64(new Uint8Array(await file.arrayBuffer()))
-      const answer = await send({ type: 'stage', id: nextId++, name: file.name, data })
-      if (answer.type !== 'staged' || !answer.path) throw new BridgeError({ source: 'ipc', kind: 'invalid-request', message: answer.type === 'staged' && answer.error ? answer.error : 'The file could not be staged.' })
+      if (file.size > UPLOAD_LIMIT_BYTES) throw new BridgeError({ source: 'ipc', kind: 'invalid-request', message: tooLargeToUpload(file.name) })
+      // The File as the body: the browser streams it from disk, the page never holds its bytes.
+      let response: Response
+      try {
+        response = await (options.fetch ?? fetch)(options.stageUrl, {
+          method: 'POST',
+          headers: { [HOST_SECRET_HEADER]: options.secret, [HOST_FILE_NAME_HEADER]: encodeURIComponent(file.name), 'content-type': 'application/octet-stream' },
+          body: file,
+        })
+      } catch {
+        throw new BridgeError(lost('Could not reach the Outpost host to hand it the file (is `npm run web` still running?).'))
+      }
+      const answer = (await response.json().catch(() => ({}))) as { path?: string; error?: string }
+      if (!response.ok || !answer.path) throw new BridgeError({ source: 'ipc', kind: 'invalid-request', message: answer.error ?? `The file could not be staged (${response.status}).` })
       return answer.path
     },
     close() {
@@ -234,5 +247,10 @@ export function bridge(): Bridge {
     })
   }
   const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:'
-  return (current = hostBridge({ url: `${scheme}//${window.location.host}${HOST_BRIDGE_PATH}`, secret, WebSocket: window.WebSocket }))
+  return (current = hostBridge({
+    url: `${scheme}//${window.location.host}${HOST_BRIDGE_PATH}`,
+    stageUrl: `${window.location.protocol}//${window.location.host}${HOST_STAGE_PATH}`,
+    secret,
+    WebSocket: window.WebSocket,
+  }))
 }

@@ -1,8 +1,10 @@
 // Files the user dropped, from the drop to the outbox, and the progress of
 // each upload once replay sends it.
 //
-// A drop goes: the bytes are handed to the main side (a path it may read:
-// Electron's dropped-file path, or the browser host's staged copy), then
+// A drop goes: a file over the upload limit is refused at once, unread; the
+// bytes of the others are handed to the main side (a path it may read:
+// Electron's dropped-file path, or the browser host's staged copy, streamed
+// to it by the browser), then
 // `actions.uploadFile` copies them into durable staging and queues the upload
 // (an offline drop is kept and shown as queued). Replay uploads them later.
 //
@@ -18,6 +20,7 @@ import type { Transport } from '../../data/transport.ts'
 import type { EntityId } from '../../data/types.ts'
 import { bridge, type Bridge } from '../../lib/bridge.ts'
 import { messageOf } from '../../lib/errors.ts'
+import { tooLargeToUpload, UPLOAD_LIMIT_BYTES } from '../../../../src-shared/ipc.ts'
 import type { Workspace } from '../context.ts'
 
 export interface UploadProgress {
@@ -99,6 +102,11 @@ export class Drops {
     // One at a time: staging reads the whole file, and the first ones show up first.
     for (const [i, file] of files.entries()) {
       const key = made[i].key
+      // Too big for the service: said at once, before any of it is read or copied.
+      if (file.size > UPLOAD_LIMIT_BYTES) {
+        this.update(key, { phase: 'error', error: tooLargeToUpload(file.name) })
+        continue
+      }
       try {
         const path = await pathOf(file)
         const id = await actions.uploadFile({ path, name: file.name })
