@@ -27,6 +27,7 @@ import type {
   CachedCategory,
   CachedDoc,
   CachedEpic,
+  CachedEpicProgress,
   CachedEpicState,
   CachedFile,
   CachedGroup,
@@ -208,6 +209,8 @@ export class WorkspaceData {
   readonly groups: Live<CachedGroup[]>
   readonly epicStates: Live<CachedEpicState[]>
   readonly labels: Live<CachedLabel[]>
+  /** Each epic's progress, from the stats of the epic lists (no request per epic). */
+  readonly epicProgress: Live<CachedEpicProgress[]>
   /** Outbox records by `${kind}:${entityId}`: their state says pending, failed or conflict. */
   readonly outbox: Live<OutboxRecord[]>
   /** The sync engine's status: whether the first sync (bootstrap) is done, and how far along. */
@@ -218,6 +221,7 @@ export class WorkspaceData {
   readonly labelById: ReadonlyMap<string, CachedLabel>
   readonly objectiveById: ReadonlyMap<string, CachedObjective>
   readonly categoryById: ReadonlyMap<string, CachedCategory>
+  readonly progressById: ReadonlyMap<string, CachedEpicProgress>
   /** The worst state of each entity's queued writes, by `${kind}:${entityId}`. */
   readonly writeStates: ReadonlyMap<string, WriteState>
 
@@ -233,6 +237,7 @@ export class WorkspaceData {
     this.epicStates = new Live(() => db.epicStates.orderBy('position').toArray())
     // Merged: a label created here shows (and can be picked) before the service has it.
     this.labels = new Live(async () => byName(await mergedLabels(db)))
+    this.epicProgress = new Live(() => db.epicProgress.toArray())
     this.outbox = new Live(() => db.outbox.toArray())
     this.status = new Live(() => syncStatus(db))
 
@@ -243,6 +248,7 @@ export class WorkspaceData {
     this.labelById = $derived(byId(this.labels.value))
     this.objectiveById = $derived(byId(this.objectives.value))
     this.categoryById = $derived(byId(this.categories.value))
+    this.progressById = $derived(byId(this.epicProgress.value))
     this.writeStates = $derived(writeStatesOf(this.outbox.value))
   }
 
