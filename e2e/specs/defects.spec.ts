@@ -72,7 +72,7 @@ test('rich text pasted into a doc becomes Markdown, with no tags and no script t
   await signIn(page, service)
   await waitForBootstrap(page)
   await goTo(page, 'Docs')
-  await page.getByRole('button', { name: 'New', exact: true }).click()
+  await page.getByRole('button', { name: 'New doc', exact: true }).click()
   const content = page.getByRole('form', { name: 'New doc' }).getByRole('textbox', { name: 'Doc content' })
   await content.focus()
   await content.evaluate((el) => {
@@ -195,4 +195,88 @@ test('in a list row’s avatar stack every person’s initials are whole, the fi
   const expected = owners.map((id) => members.find((m) => m.id === id)!.profile.name.split(/\s+/)).map((p) => (p.length === 1 ? p[0].slice(0, 2) : p[0][0] + p.at(-1)![0]).toUpperCase())
   expect(byPlace, 'in the owners’ order, left to right').toEqual(expected)
   await row.screenshot({ path: info.outputPath('avatar-stack.png') })
+})
+
+test('a doc’s linked epic with a long name: cut with an ellipsis, whole on hover, its × beside the name, not over it', async ({ service, outpost }, info) => {
+  const long = `Migrate the billing pipeline to the new ledger ${'and reconcile every account '.repeat(4)}`.trim()
+  const epic = (await service.v3().post('/epics', { name: long })).body
+  const doc = (await service.v4().post('/documents', { title: 'Ledger notes', content: 'Notes.', content_format: 'markdown' })).body
+  expect((await service.v3().put(`/documents/${doc.id}/epics/${epic.id}`)).status).toBeLessThan(300)
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  await page.goto(`${page.url().split('#')[0]}#/docs/${doc.id}`)
+  const related = page.getByLabel('Related epics')
+  const link = related.getByRole('link', { name: long })
+  await expect(link).toBeVisible()
+  await expect(link).toHaveAttribute('title', long)
+  const unlink = related.getByRole('button', { name: `Unlink ${long}` })
+  const [linkBox, unlinkBox, areaBox] = [(await link.boundingBox())!, (await unlink.boundingBox())!, (await related.boundingBox())!]
+  expect(linkBox.x + linkBox.width, 'the × after the name').toBeLessThanOrEqual(unlinkBox.x + 0.5)
+  expect(unlinkBox.x + unlinkBox.width, 'the chip inside the page').toBeLessThanOrEqual(areaBox.x + areaBox.width)
+  const name = link.locator('.chip-name')
+  expect(await name.evaluate((el) => [getComputedStyle(el).textOverflow, el.scrollWidth > el.clientWidth])).toEqual(['ellipsis', true])
+  await related.screenshot({ path: info.outputPath('linked-epic-chip.png') })
+})
+
+test('“New doc” is the same button as “New epic”: same height and text size', async ({ service, outpost }) => {
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  const measure = (name: string) =>
+    page.getByRole('button', { name, exact: true }).first().evaluate((el) => ({ height: Math.round(el.getBoundingClientRect().height), font: getComputedStyle(el).fontSize }))
+  const epic = await measure('New epic')
+  await goTo(page, 'Docs')
+  expect(await measure('New doc')).toEqual(epic)
+})
+
+/** Holds every IndexedDB open of the page for `ms` (as a slow disk would), the request's events passed on after. */
+function slowCacheOpen(ms: number): void {
+  const open = IDBFactory.prototype.open
+  IDBFactory.prototype.open = function (this: IDBFactory, ...args: [string, number?]) {
+    const handlers: Record<string, ((event: Event) => void) | null> = {}
+    let real: IDBOpenDBRequest | undefined
+    const relay = (type: string) => (event: Event) => handlers[type]?.call(proxy, event)
+    const proxy = new Proxy({} as IDBOpenDBRequest, {
+      get: (_, key) => {
+        if (typeof key === 'string' && key.startsWith('on')) return handlers[key.slice(2)] ?? null
+        if (key === 'addEventListener' || key === 'removeEventListener') return () => undefined
+        if (key === 'readyState') return real?.readyState ?? 'pending'
+        const value = real ? Reflect.get(real, key) : undefined
+        return typeof value === 'function' ? value.bind(real) : value
+      },
+      set: (_, key, value) => {
+        if (typeof key === 'string' && key.startsWith('on')) handlers[key.slice(2)] = value
+        return true
+      },
+    })
+    setTimeout(() => {
+      real = open.apply(this, args)
+      for (const type of ['success', 'error', 'blocked', 'upgradeneeded']) (real as unknown as Record<string, unknown>)[`on${type}`] = relay(type)
+    }, ms)
+    return proxy
+  }
+}
+
+test('while the cache opens: the status bar says so with no ✓, and the list’s placeholder rows are the rows’ own height', async ({ service, outpost }, info) => {
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  const rowHeight = (await epicRow(page, /./).first().boundingBox())!.height
+  // No copy of the last screen nor saved rows to paint first (the page going away keeps them: cleared as the next starts).
+  await page.addInitScript(() => localStorage.clear())
+  await page.addInitScript(slowCacheOpen, 4_000)
+  await page.reload()
+  const status = page.getByRole('contentinfo', { name: 'Status' })
+  await expect(status.getByText('Opening the cache…')).toBeVisible()
+  await expect(status.locator('.item.sync .spin')).toBeVisible()
+  expect(await status.locator('.item.sync > svg').count(), 'no ✓ beside it').toBe(0)
+  const bones = page.locator('.skeleton .bone-row')
+  await expect(bones.first()).toBeVisible()
+  const boxes = await bones.evaluateAll((els) => els.slice(0, 3).map((el) => el.getBoundingClientRect().top))
+  expect(boxes[1] - boxes[0]).toBe(rowHeight)
+  expect(boxes[2] - boxes[1]).toBe(rowHeight)
+  await page.screenshot({ path: info.outputPath('opening-the-cache.png') })
+  await expect(epicRow(page, /./).first()).toBeVisible({ timeout: 15_000 })
+  await expect(status.getByText(/^Synced (just now|\d)/)).toBeVisible()
 })

@@ -89,7 +89,7 @@ test('the new-epic dialog and a new doc keep what was written; a name or title p
 
   // A new doc, half written, left for the epics and found again after a reload.
   await goTo(page, 'Docs')
-  await page.getByRole('button', { name: 'New', exact: true }).click()
+  await page.getByRole('button', { name: 'New doc', exact: true }).click()
   const editor = page.getByRole('form', { name: 'New doc' })
   await editor.getByRole('textbox', { name: 'Title' }).fill('T'.repeat(257))
   await expect(editor.getByText('Titles are up to 256 characters; this one has 257.')).toBeVisible()
@@ -99,7 +99,7 @@ test('the new-epic dialog and a new doc keep what was written; a name or title p
   await goTo(page, 'Epics')
   await page.reload()
   await goTo(page, 'Docs')
-  await page.getByRole('button', { name: 'New', exact: true }).click()
+  await page.getByRole('button', { name: 'New doc', exact: true }).click()
   await expect(editor.getByRole('textbox', { name: 'Title' })).toHaveValue('Field notes')
   await expect(editor.getByRole('textbox', { name: 'Doc content' })).toHaveValue('# Field notes\n\nWritten on the road.')
   await editor.getByRole('button', { name: 'Create doc' }).click()

@@ -64,7 +64,7 @@ test('changes made offline survive a restart and reach the service exactly once'
 
   // Write a doc.
   await goTo(page, 'Docs')
-  await page.getByRole('button', { name: 'New', exact: true }).click()
+  await page.getByRole('button', { name: 'New doc', exact: true }).click()
   const editor = page.getByRole('form', { name: 'New doc' })
   await editor.getByRole('textbox', { name: 'Title' }).fill(docTitle)
   await editor.getByRole('textbox', { name: 'Doc content' }).fill(docBody)

@@ -51,7 +51,7 @@ test('with a read-only token the app says writes are not allowed and queues noth
 
   // Docs and files: no way to write, and a dropped file is refused with a word, not queued.
   await goTo(page, 'Docs')
-  await expect(page.getByRole('button', { name: 'New', exact: true })).toBeDisabled()
+  await expect(page.getByRole('button', { name: 'New doc', exact: true })).toBeDisabled()
   await goTo(page, 'Files')
   await expect(page.getByRole('button', { name: 'Upload' })).toBeDisabled()
   await dropFiles(page, [{ name: 'not-allowed.txt', type: 'text/plain', text: 'nope' }], false)

@@ -101,7 +101,7 @@ for (const size of SIZES) {
     // Docs: the list, then a doc alone with its way back and Edit.
     await goTo(page, 'Docs')
     await expectReachable(content.getByRole('searchbox', { name: 'Search docs' }))
-    await expectReachable(content.getByRole('button', { name: 'New', exact: true }))
+    await expectReachable(content.getByRole('button', { name: 'New doc', exact: true }))
     await expectFits(page, 'docs')
     await screens(page, info, `small-${tag}-docs`)
     // The list's first doc (the list is virtual: a doc further down is not in the page yet).

@@ -119,7 +119,7 @@ for (const mode of [
       await expect(content.getByText('End of payloads.')).toBeVisible()
       await expectCleanDom(content)
       await clickInPageLinks(content)
-      await page.getByRole('button', { name: 'New', exact: true }).click()
+      await page.getByRole('button', { name: 'New doc', exact: true }).click()
       const editor = page.getByRole('form', { name: 'New doc' })
       await editor.getByRole('textbox', { name: 'Doc content' }).fill(markdown)
       const docPreview = editor.getByRole('region', { name: 'Doc content preview' })
