@@ -1,6 +1,7 @@
-// The main screens, light and dark, saved as artifacts to look at
-// (test-results/e2e/screens/): an epic, a doc, the browse screens, settings
-// and the command palette, on a freshly downloaded workspace; and a small
+// The main screens, light and dark, at 1280 x 800 and 800 x 600, saved as
+// artifacts to look at (test-results/e2e/screens/): the epic list, an epic,
+// files, a doc, the browse screens, settings and the command palette, on a
+// freshly downloaded workspace; and a small
 // window (800 x 600) with the pending-changes panel open, where the screens
 // must still be readable rather than squeezed.
 import type { Locator } from '@playwright/test'
@@ -12,47 +13,58 @@ async function box(locator: Locator): Promise<{ x: number; y: number; width: num
   return found
 }
 
-test('the main screens render, in light and dark', async ({ service, outpost }, info) => {
-  const page = await outpost.open()
-  await signIn(page, service)
-  await waitForBootstrap(page)
+for (const size of [
+  { width: 1280, height: 800, tag: '' },
+  { width: 800, height: 600, tag: '800x600-' },
+]) {
+  test(`the main screens render at ${size.width} x ${size.height}, in light and dark`, async ({ service, outpost }, info) => {
+    const page = await outpost.open()
+    await page.setViewportSize({ width: size.width, height: size.height })
+    await signIn(page, service)
+    await waitForBootstrap(page)
 
-  const epics = (await v4All(service.v4(), '/epics')).filter((e) => !e.archived).sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at))
-  const docs = await v4All(service.v4(), '/documents')
+    const epics = (await v4All(service.v4(), '/epics')).filter((e) => !e.archived).sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at))
+    const docs = (await v4All(service.v4(), '/documents')).sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at))
 
-  await epicRow(page, epics[0].name).first().click()
-  await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue(epics[0].name)
-  await expect(page.getByRole('complementary', { name: 'Epic properties' })).toBeVisible()
-  await screens(page, info, 'epic-detail')
+    await screens(page, info, `${size.tag}epics`)
+    await epicRow(page, epics[0].name).first().click()
+    await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue(epics[0].name)
+    await expect(page.getByRole('complementary', { name: 'Epic properties' })).toBeVisible()
+    await screens(page, info, `${size.tag}epic-detail`)
 
-  await goTo(page, 'Docs')
-  await page.getByRole('option').filter({ hasText: docs[0].title }).first().click()
-  await expect(page.getByRole('heading', { name: docs[0].title, level: 1 })).toBeVisible()
-  await screens(page, info, 'doc-reader')
+    await goTo(page, 'Files')
+    await expect(page.getByRole('heading', { name: 'Files', level: 1 })).toBeVisible()
+    await screens(page, info, `${size.tag}files`)
 
-  for (const [link, shot] of [
-    ['Objectives', 'browse-objectives'],
-    ['Categories', 'browse-categories'],
-    ['Teams', 'browse-teams'],
-  ] as const) {
-    await goTo(page, link)
-    await expect(page.getByRole('complementary', { name: 'Browse' })).toBeVisible()
-    await expect(page.getByRole('navigation', { name: 'What to browse' }).getByRole('link', { name: link })).toHaveAttribute('aria-current', /page|true/)
-    await screens(page, info, shot)
-  }
+    await goTo(page, 'Docs')
+    await page.getByRole('option').filter({ hasText: docs[0].title }).first().click()
+    await expect(page.getByRole('heading', { name: docs[0].title, level: 1 })).toBeVisible()
+    await screens(page, info, `${size.tag}doc-reader`)
 
-  await goTo(page, 'Settings')
-  await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible()
-  await screens(page, info, 'settings')
+    for (const [link, shot] of [
+      ['Objectives', 'browse-objectives'],
+      ['Categories', 'browse-categories'],
+      ['Teams', 'browse-teams'],
+    ] as const) {
+      await goTo(page, link)
+      await expect(page.getByRole('complementary', { name: 'Browse' })).toBeVisible()
+      await expect(page.getByRole('navigation', { name: 'What to browse' }).getByRole('link', { name: link })).toHaveAttribute('aria-current', /page|true/)
+      await screens(page, info, `${size.tag}${shot}`)
+    }
 
-  await goTo(page, 'Epics')
-  await page.keyboard.press('Control+k')
-  const palette = page.getByRole('dialog').filter({ has: page.getByRole('combobox') })
-  await expect(palette).toBeVisible()
-  await page.keyboard.type(epics[1].name.split(' ')[0])
-  await expect(palette.getByRole('option').first()).toBeVisible()
-  await screens(page, info, 'command-palette')
-})
+    await goTo(page, 'Settings')
+    await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible()
+    await screens(page, info, `${size.tag}settings`)
+
+    await goTo(page, 'Epics')
+    await page.keyboard.press('Control+k')
+    const palette = page.getByRole('dialog').filter({ has: page.getByRole('combobox') })
+    await expect(palette).toBeVisible()
+    await page.keyboard.type(epics[1].name.split(' ')[0])
+    await expect(palette.getByRole('option').first()).toBeVisible()
+    await screens(page, info, `${size.tag}command-palette`)
+  })
+}
 
 test('a small window with the pending panel open keeps every screen readable, in light and dark', async ({ service, outpost }, info) => {
   const doc = await service.v4().post('/documents', {
