@@ -1,75 +1,88 @@
-// npm start: build the app, start the local service with the demo workspace,
-// and launch Electron signed in to it (when no other workspace is set up:
-// src-main/demo.ts decides). Without an Electron binary, say how to get one.
+// npm start [-- --no-build] [--data-dir DIR]: build the app, then run it on
+// the demo workspace. With Electron's binary (fetched by Electron's own
+// installer when it is missing and the network allows): start the local
+// service with the demo workspace and launch the desktop app signed in to it
+// (when no other workspace is set up: src-main/demo.ts decides). Without one:
+// the same app through the browser host, opened in the default browser.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+import { openerFor, plan } from './start-plan.mjs'
 
-const require = createRequire(import.meta.url)
+const { values: options } = parseArgs({ options: { 'no-build': { type: 'boolean' }, 'data-dir': { type: 'string' } } })
 
-function electronBinary() {
-  try {
-    // The electron package exports the binary's path, and throws when it was never downloaded.
-    const path = require('electron')
-    return typeof path === 'string' && existsSync(path) ? path : undefined
-  } catch {
-    return undefined
-  }
+if (!options['no-build']) {
+  const build = spawnSync(process.execPath, [join(process.cwd(), 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { stdio: 'inherit' })
+  if (build.status !== 0) process.exit(build.status ?? 1)
 }
 
-const build = spawnSync(process.execPath, [join(process.cwd(), 'node_modules/electron-vite/bin/electron-vite.js'), 'build'], { stdio: 'inherit' })
-if (build.status !== 0) process.exit(build.status ?? 1)
-
-const electron = electronBinary()
-if (!electron) {
-  console.error(`
-Outpost is built, but the Electron binary is not installed, so the desktop window cannot open.
-  - To get it, on a machine that can reach GitHub's releases: node node_modules/electron/install.js
-    (or reinstall with: npm install --foreground-scripts electron)
-  - Meanwhile the same app runs in your browser with: npm run web
-    (and the local service with the demo workspace alone with: npm run server -- --seed demo)
-`)
-  process.exit(1)
-}
-
-const dataDir = join(process.cwd(), '.outpost-data')
+const dataDir = resolve(options['data-dir'] ?? '.outpost-data')
 mkdirSync(dataDir, { recursive: true })
-// The demo keeps its port from one start to the next, so the app's demo account keeps working.
-const demoFile = join(dataDir, 'demo-service.json')
-function previousPort() {
-  try {
-    const port = Number(new URL(JSON.parse(readFileSync(demoFile, 'utf8')).baseUrl).port)
-    return Number.isInteger(port) && port > 0 ? port : 0
-  } catch {
-    return 0
+
+const how = await plan()
+if (how.kind === 'browser') await inBrowser(how.why)
+else await inElectron(how.path)
+
+/** The browser host (as `npm run web`), its address opened in the default browser. */
+async function inBrowser(why) {
+  console.log(`Outpost opens in your browser instead: the Electron binary could not be fetched (${why}).`)
+  const web = spawn(process.execPath, ['--import', 'tsx', 'src-web/cli.ts', '--data-dir', join(dataDir, 'web')], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const stop = () => web.kill('SIGTERM')
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+  web.on('exit', (code) => process.exit(code ?? 0))
+  for await (const line of createInterface({ input: web.stdout })) {
+    console.log(line)
+    const url = /^\s*(http:\/\/127\.0\.0\.1:\d+\/#\S+)\s*$/.exec(line)?.[1]
+    if (url) openInBrowser(url)
   }
 }
 
-async function startDemo(port) {
-  const args = ['--import', 'tsx', 'src-server/cli.ts', '--seed', 'demo', '--db', join(dataDir, 'demo.db'), '--port', String(port), '--quiet', '--exit-with-stdin']
-  // stdin is the service's lifeline: if this script dies, the service stops too.
-  const service = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] })
-  const first = await createInterface({ input: service.stdout })[Symbol.asyncIterator]().next()
-  if (first.done) return undefined
-  return { service, demo: JSON.parse(first.value) }
+function openInBrowser(url) {
+  const { command, args } = openerFor()
+  const opener = spawn(command, [...args, url], { stdio: 'ignore', detached: true })
+  opener.on('error', () => console.log(`No browser could be opened (${command}): open the address above yourself.`))
+  opener.unref()
 }
 
-// The old port may be taken; then any port will do.
-const started = (await startDemo(previousPort())) ?? (await startDemo(0))
-if (!started) {
-  console.error('The local demo service did not start (see above).')
-  process.exit(1)
+async function inElectron(electron) {
+  // The demo keeps its port from one start to the next, so the app's demo account keeps working.
+  const demoFile = join(dataDir, 'demo-service.json')
+  function previousPort() {
+    try {
+      const port = Number(new URL(JSON.parse(readFileSync(demoFile, 'utf8')).baseUrl).port)
+      return Number.isInteger(port) && port > 0 ? port : 0
+    } catch {
+      return 0
+    }
+  }
+
+  async function startDemo(port) {
+    const args = ['--import', 'tsx', 'src-server/cli.ts', '--seed', 'demo', '--db', join(dataDir, 'demo.db'), '--port', String(port), '--quiet', '--exit-with-stdin']
+    // stdin is the service's lifeline: if this script dies, the service stops too.
+    const service = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] })
+    const first = await createInterface({ input: service.stdout })[Symbol.asyncIterator]().next()
+    if (first.done) return undefined
+    return { service, demo: JSON.parse(first.value) }
+  }
+
+  // The old port may be taken; then any port will do.
+  const started = (await startDemo(previousPort())) ?? (await startDemo(0))
+  if (!started) {
+    console.error('The local demo service did not start (see above).')
+    process.exit(1)
+  }
+  const { service, demo } = started
+  writeFileSync(demoFile, JSON.stringify({ baseUrl: demo.baseUrl }))
+  console.log(`Local service with the demo workspace at ${demo.baseUrl}`)
+  const app = spawn(electron, ['.'], {
+    stdio: 'inherit',
+    env: { ...process.env, OUTPOST_DEMO_BASE_URL: demo.baseUrl, OUTPOST_DEMO_TOKEN: demo.tokens.admin },
+  })
+  app.on('exit', (code) => {
+    service.kill('SIGTERM')
+    process.exit(code ?? 0)
+  })
 }
-const { service, demo } = started
-writeFileSync(demoFile, JSON.stringify({ baseUrl: demo.baseUrl }))
-console.log(`Local service with the demo workspace at ${demo.baseUrl}`)
-const app = spawn(electron, ['.'], {
-  stdio: 'inherit',
-  env: { ...process.env, OUTPOST_DEMO_BASE_URL: demo.baseUrl, OUTPOST_DEMO_TOKEN: demo.tokens.admin },
-})
-app.on('exit', (code) => {
-  service.kill('SIGTERM')
-  process.exit(code ?? 0)
-})
