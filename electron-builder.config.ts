@@ -24,6 +24,9 @@ const config: Configuration = {
   npmRebuild: true,
   buildDependenciesFromSource: false,
   afterPack: './scripts/after-pack.mjs',
+  // outpost://<workspace>/epic/<id> and /doc/<id> (macOS Info.plist, the Linux .desktop file; Windows
+  // registers at first run with app.setAsDefaultProtocolClient).
+  protocols: [{ name: 'Outpost link', schemes: ['outpost'] }],
 
   win: {
     target: [{ target: 'nsis', arch: ['x64', 'arm64'] }],

@@ -1,9 +1,10 @@
 // The Electron entry: app lifecycle, the window, the app protocol, menus and
 // the OS hooks (theme, sleep, focus, network). Everything with logic in it is
 // a plain module under src-main/; this file only connects them to Electron.
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, net, powerMonitor, protocol, safeStorage, screen, session, shell } from 'electron'
 import type { EventChannel, EventOf } from '../src-shared/ipc.ts'
+import { LINK_SCHEME, linkInArgv } from '../src-shared/links.ts'
 import { demoLauncher, runningDemo, startDemoProcess, type DemoLauncher } from './demo-service.ts'
 import { registerIpc } from './ipc/register.ts'
 import { openMainSide, type MainSide } from './main-side.ts'
@@ -23,6 +24,18 @@ protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHE
 
 let window: BrowserWindow | undefined
 let mainSide: MainSide | undefined
+/** Deep links that came before the main side was open (the launch's own, macOS's open-url at start). */
+const earlyLinks: string[] = []
+
+function openLink(url: string | undefined): void {
+  if (!url) return
+  if (mainSide) mainSide.links.push(url)
+  else earlyLinks.push(url)
+  if (window && !window.isDestroyed()) {
+    if (window.isMinimized()) window.restore()
+    window.focus()
+  }
+}
 
 function emit<E extends EventChannel>(event: E, payload: EventOf<E>): void {
   if (window && !window.isDestroyed()) window.webContents.send(event, payload)
@@ -105,6 +118,7 @@ async function start(): Promise<void> {
     demo,
   })
   mainSide = side
+  for (const url of earlyLinks.splice(0)) side.links.push(url)
 
   registerIpc(ipcMain, {
     table: side.table,
@@ -149,7 +163,17 @@ async function start(): Promise<void> {
 if (!app.requestSingleInstanceLock()) {
   app.quit()
 } else {
-  app.on('second-instance', () => {
+  // outpost://<workspace>/epic/<id> and /doc/<id> open the item: the OS starts the app with the link
+  // (Windows, Linux: in argv, or in a second launch's argv) or hands it over (macOS: open-url).
+  if (process.defaultApp && process.argv.length >= 2) app.setAsDefaultProtocolClient(LINK_SCHEME, process.execPath, [resolve(process.argv[1])])
+  else app.setAsDefaultProtocolClient(LINK_SCHEME)
+  openLink(linkInArgv(process.argv))
+  app.on('open-url', (event, url) => {
+    event.preventDefault()
+    openLink(url)
+  })
+  app.on('second-instance', (_event, argv) => {
+    openLink(linkInArgv(argv))
     if (!window) return
     if (window.isMinimized()) window.restore()
     window.focus()

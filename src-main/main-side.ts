@@ -19,6 +19,7 @@ import { SyncSchedule } from './connectivity/schedule.ts'
 import { CurrentGateway, type GatewayLike } from './ipc/current-gateway.ts'
 import type { HandlerTable } from './ipc/dispatch.ts'
 import { createHandlers, type Emit } from './ipc/handlers.ts'
+import { LinkInbox } from './shell/link-inbox.ts'
 import { PickedFiles } from './ipc/picked-files.ts'
 
 export interface MainSideOptions {
@@ -53,6 +54,8 @@ export interface MainSide {
   pickedFiles: PickedFiles
   /** The staging folder and the file cache. */
   folders: OwnFolders
+  /** Deep links the OS handed over (Electron's argv, second-instance, open-url), until the window takes them. */
+  links: LinkInbox
   /** Signs in to the local demo service when no workspace is set up or the demo is the current one (see demo.ts). */
   signInToDemo(demo: DemoService): Promise<boolean>
   /** Starts connectivity monitoring and the schedule (the first replay and sync). */
@@ -89,7 +92,9 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
   }
   // Staged copies are ours: they upload without a drop of this session (after a restart too).
   const pickedFiles = new PickedFiles({ ownFolders: [folders.staging] })
+  const links = new LinkInbox(() => options.emit('outpost:link', {}))
   const table = createHandlers({
+    links,
     accounts,
     secretStore: options.secrets,
     gateway,
@@ -114,6 +119,7 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
     schedule,
     pickedFiles,
     folders,
+    links,
     async signInToDemo(demo) {
       const signedIn = await signInToDemo(accounts, options.dataDir, demo)
       if (signedIn) await gateway.reset()

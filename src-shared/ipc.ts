@@ -270,6 +270,8 @@ export interface RequestChannels {
   'outpost:demo.sign-in': { request: void; response: AccountInfo }
   'outpost:connectivity.get': { request: void; response: ConnectivityState }
   'outpost:app.info': { request: void; response: AppInfo }
+  /** The deep links (`outpost://…`) the OS handed over and no window took yet; each is answered once. */
+  'outpost:links.take': { request: void; response: string[] }
 }
 
 /** Event channels: what the main side tells the renderer. */
@@ -282,6 +284,8 @@ export interface EventChannels {
   'outpost:download-progress': DownloadProgress
   'outpost:accounts-changed': { current: AccountInfo | null }
   'outpost:command': { command: AppCommand }
+  /** A deep link is waiting: take it (links.take). */
+  'outpost:link': Record<string, never>
 }
 
 /**
@@ -323,6 +327,7 @@ const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
   'outpost:demo.sign-in': true,
   'outpost:connectivity.get': true,
   'outpost:app.info': true,
+  'outpost:links.take': true,
 }
 
 const EVENT_CHANNEL_SET: Record<EventChannel, true> = {
@@ -334,6 +339,7 @@ const EVENT_CHANNEL_SET: Record<EventChannel, true> = {
   'outpost:download-progress': true,
   'outpost:accounts-changed': true,
   'outpost:command': true,
+  'outpost:link': true,
 }
 
 export const REQUEST_CHANNELS = Object.keys(REQUEST_CHANNEL_SET) as RequestChannel[]

@@ -12,6 +12,7 @@ import { discardOwnFile } from '../files/discard.ts'
 import { downloadToCache, findCached, NoContentError, readStart } from '../files/file-cache.ts'
 import { isInside, isReallyInside, type OwnFolders } from '../files/folders.ts'
 import { isProgram } from '../files/programs.ts'
+import type { LinkInbox } from '../shell/link-inbox.ts'
 import { accountStagingFolder, stageCopy, stagedFileName, TooLargeError, unreadable, UnreadableFileError } from '../files/staging.ts'
 import { sweepStaged } from '../files/sweep.ts'
 import { contentTypeOf } from '../../src-shared/content-types.ts'
@@ -42,6 +43,8 @@ export interface HandlerDeps {
   emit: Emit
   /** Called after an account was added, switched to or removed. */
   accountsChanged?: (current: AccountInfo | null) => void
+  /** The deep links the OS handed over. */
+  links: Pick<LinkInbox, 'take'>
 }
 
 export const DEMO_UNAVAILABLE =
@@ -216,5 +219,6 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
 
     'outpost:connectivity.get': async () => deps.connectivity.state,
     'outpost:app.info': async () => deps.appInfo,
+    'outpost:links.take': async () => deps.links.take(),
   }
 }

@@ -115,6 +115,7 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
   'outpost:demo.sign-in': nothing,
   'outpost:connectivity.get': nothing,
   'outpost:app.info': nothing,
+  'outpost:links.take': nothing,
 }
 
 export function checkRequest<C extends RequestChannel>(channel: C, request: unknown): RequestOf<C> {
