@@ -2,7 +2,7 @@
 // the OS hooks (theme, sleep, focus, network). Everything with logic in it is
 // a plain module under src-main/; this file only connects them to Electron.
 import { join, resolve } from 'node:path'
-import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, net, powerMonitor, protocol, safeStorage, screen, session, shell } from 'electron'
+import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, net, Notification, powerMonitor, protocol, safeStorage, screen, session, shell } from 'electron'
 import type { EventChannel, EventOf } from '../src-shared/ipc.ts'
 import { LINK_SCHEME, linkInArgv } from '../src-shared/links.ts'
 import { demoLauncher, runningDemo, startDemoProcess, type DemoLauncher } from './demo-service.ts'
@@ -24,6 +24,8 @@ protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHE
 
 let window: BrowserWindow | undefined
 let mainSide: MainSide | undefined
+/** The notifications on screen (see notify below). */
+const shown = new Set<Notification>()
 /** Deep links that came before the main side was open (the launch's own, macOS's open-url at start). */
 const earlyLinks: string[] = []
 
@@ -115,6 +117,18 @@ async function start(): Promise<void> {
     emit,
     // Only paths the main side found in its own file cache reach it (see files.open).
     openPath: (path) => shell.openPath(path),
+    notify: (notice, clicked) => {
+      if (!Notification.isSupported()) return
+      const note = new Notification({ title: notice.title, body: notice.body })
+      // Held until it is gone: a notification collected by the GC no longer reports its click.
+      shown.add(note)
+      note.on('click', () => {
+        clicked()
+        if (window && !window.isDestroyed()) window.show()
+      })
+      note.on('close', () => shown.delete(note))
+      note.show()
+    },
     demo,
   })
   mainSide = side

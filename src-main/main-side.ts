@@ -18,6 +18,7 @@ import { httpProbe } from './connectivity/probe.ts'
 import { SyncSchedule } from './connectivity/schedule.ts'
 import { CurrentGateway, type GatewayLike } from './ipc/current-gateway.ts'
 import type { HandlerTable } from './ipc/dispatch.ts'
+import type { SystemNotice } from '../src-shared/ipc.ts'
 import { createHandlers, type Emit } from './ipc/handlers.ts'
 import { LinkInbox } from './shell/link-inbox.ts'
 import { PickedFiles } from './ipc/picked-files.ts'
@@ -34,6 +35,8 @@ export interface MainSideOptions {
   appInfo: Omit<AppInfo, 'demoAvailable'>
   /** Opens a file with the OS's app for it (Electron's `shell.openPath`); absent in the browser host. */
   openPath?: (path: string) => Promise<string>
+  /** Shows a notification of the OS (Electron's `Notification`); absent in the browser host, where the page shows its own. */
+  notify?: (notice: SystemNotice, clicked: () => void) => void
   /** Starts the local demo service on demand; absent in a packaged app. Closed with the main side. */
   demo?: DemoLauncher
   /** Electron's `net.isOnline()`; the host has no such thing and says true. */
@@ -105,6 +108,7 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
     folders,
     openPath: options.openPath,
     demo: options.demo,
+    notify: options.notify,
     emit: options.emit,
     // A new workspace (or a new token) is a reason to replay and sync at once.
     accountsChanged: (current) => {

@@ -272,6 +272,15 @@ export interface RequestChannels {
   'outpost:app.info': { request: void; response: AppInfo }
   /** The deep links (`outpost://…`) the OS handed over and no window took yet; each is answered once. */
   'outpost:links.take': { request: void; response: string[] }
+  /** A system notification (Electron's); clicked, its link opens (links.take). `unsupported` in the browser host: the page shows its own. */
+  'outpost:notify.show': { request: SystemNotice; response: void }
+}
+
+/** A notification of the OS: what changed, and the outpost:// link a click opens. */
+export interface SystemNotice {
+  title: string
+  body: string
+  link: string
 }
 
 /** Event channels: what the main side tells the renderer. */
@@ -328,6 +337,7 @@ const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
   'outpost:connectivity.get': true,
   'outpost:app.info': true,
   'outpost:links.take': true,
+  'outpost:notify.show': true,
 }
 
 const EVENT_CHANNEL_SET: Record<EventChannel, true> = {

@@ -215,3 +215,30 @@ describe('safeFileName', () => {
     expect(safeFileName('x\u0000y\u001f.txt')).toBe('x_y_.txt')
   })
 })
+
+describe('notifications of the system (notify.show) and deep links (links.take)', () => {
+  it('shows through the shell’s notifier, whose click keeps the link for the window; refuses other links; unsupported without a notifier', async () => {
+    const shown: { title: string; body: string; link: string }[] = []
+    let click = () => {}
+    const { ask, side } = await open({
+      notify: (notice, clicked) => {
+        shown.push(notice)
+        click = clicked
+      },
+    })
+    const notice = { title: '“Search” changed', body: 'State: In Progress → Done', link: 'outpost://acme/epic/12' }
+    expect(await ask('outpost:notify.show', notice)).toEqual({ ok: true, value: undefined })
+    expect(shown).toEqual([notice])
+    expect((await ask('outpost:links.take')).value).toEqual([])
+    click()
+    expect((await ask('outpost:links.take')).value).toEqual(['outpost://acme/epic/12'])
+    expect((await ask('outpost:links.take')).value).toEqual([])
+    for (const bad of [{ ...notice, link: 'https://evil.example/' }, { ...notice, title: '' }, { ...notice, body: 5 }, null]) {
+      expect(await ask('outpost:notify.show', bad)).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    }
+    expect(side.links.take()).toEqual([])
+
+    const { ask: hostAsk } = await open()
+    expect(await hostAsk('outpost:notify.show', notice)).toMatchObject({ ok: false, error: { kind: 'unsupported' } })
+  })
+})

@@ -4,7 +4,7 @@
 // demo launcher), shared by the Electron window and the browser host.
 import { stat } from 'node:fs/promises'
 import { basename, isAbsolute } from 'node:path'
-import { FILE_READ_MAX_BYTES, type AccountInfo, type AppInfo, type ConnectivityState, type EventChannel, type EventOf } from '../../src-shared/ipc.ts'
+import { FILE_READ_MAX_BYTES, type AccountInfo, type AppInfo, type ConnectivityState, type EventChannel, type EventOf, type SystemNotice } from '../../src-shared/ipc.ts'
 import type { Accounts } from '../accounts/accounts.ts'
 import { previousDemo, useDemo } from '../demo.ts'
 import type { DemoLauncher } from '../demo-service.ts'
@@ -44,7 +44,9 @@ export interface HandlerDeps {
   /** Called after an account was added, switched to or removed. */
   accountsChanged?: (current: AccountInfo | null) => void
   /** The deep links the OS handed over. */
-  links: Pick<LinkInbox, 'take'>
+  links: Pick<LinkInbox, 'take' | 'push'>
+  /** Shows a notification of the OS (Electron's), calling `clicked` when it is clicked; absent in the browser host. */
+  notify?: (notice: SystemNotice, clicked: () => void) => void
 }
 
 export const DEMO_UNAVAILABLE =
@@ -220,5 +222,9 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     'outpost:connectivity.get': async () => deps.connectivity.state,
     'outpost:app.info': async () => deps.appInfo,
     'outpost:links.take': async () => deps.links.take(),
+    'outpost:notify.show': async (notice) => {
+      if (!deps.notify) throw new IpcFailure('unsupported', 'This shell shows no notifications of its own: the page shows them.')
+      deps.notify(notice, () => deps.links.push(notice.link))
+    },
   }
 }

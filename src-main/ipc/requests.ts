@@ -4,6 +4,7 @@
 import { LIMITS } from '../../src-shared/api/limits.ts'
 import { isOperationName, LANES, type Lane, type QueryValue } from '../../src-shared/api/operations.ts'
 import type { ApiCallRequest, RequestChannel, RequestOf } from '../../src-shared/ipc.ts'
+import { parseItemLink } from '../../src-shared/links.ts'
 import { IpcFailure } from './errors.ts'
 
 type Check<C extends RequestChannel> = (request: unknown) => RequestOf<C>
@@ -116,6 +117,12 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
   'outpost:connectivity.get': nothing,
   'outpost:app.info': nothing,
   'outpost:links.take': nothing,
+  'outpost:notify.show': (request) => {
+    const r = record(request, 'The request')
+    const link = text(r.link, 'link', 2048)
+    if (!parseItemLink(link)) invalid('link must be an outpost:// link to an epic or a doc')
+    return { title: text(r.title, 'title', 200), body: typeof r.body === 'string' && r.body.length <= 2000 ? r.body : invalid('body must be a string of at most 2000 characters'), link }
+  },
 }
 
 export function checkRequest<C extends RequestChannel>(channel: C, request: unknown): RequestOf<C> {
