@@ -48,6 +48,14 @@ export class Session {
   problem = $state<string | null>(null)
   /** The sign-in screen over a signed-in app ("Add workspace"). */
   adding = $state(false)
+  /** The workspace whose token was refused, when the sign-in screen is there to sign in to it again (its address filled in). */
+  again = $state<AccountInfo | null>(null)
+
+  /** The sign-in screen for the current workspace, after its token was refused. */
+  signInAgain = (): void => {
+    this.again = this.current
+    this.adding = true
+  }
 
   bridge: Bridge | undefined
   private stops: (() => void)[] = []
