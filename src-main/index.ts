@@ -129,6 +129,17 @@ async function start(): Promise<void> {
       note.on('close', () => shown.delete(note))
       note.show()
     },
+    // "Export workspace…": the export goes into a new folder inside the one picked here.
+    pickExportFolder: async () => {
+      const options: Electron.OpenDialogOptions = {
+        title: 'Export workspace',
+        buttonLabel: 'Export here',
+        message: 'Outpost makes a new folder for the export inside the folder you pick.',
+        properties: ['openDirectory', 'createDirectory', 'promptToCreate'],
+      }
+      const picked = window && !window.isDestroyed() ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options)
+      return picked.canceled ? undefined : picked.filePaths[0]
+    },
     demo,
   })
   mainSide = side

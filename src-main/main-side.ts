@@ -8,6 +8,7 @@ import type { AppInfo } from '../src-shared/ipc.ts'
 import { Accounts } from './accounts/accounts.ts'
 import { signInToDemo, type DemoService } from './demo.ts'
 import type { DemoLauncher } from './demo-service.ts'
+import { Exports } from './export/exports.ts'
 import type { OwnFolders } from './files/folders.ts'
 import { createGateway } from './gateway/gateway.ts'
 import type { GatewayOptions } from './gateway/gateway.ts'
@@ -47,6 +48,8 @@ export interface MainSideOptions {
   createGateway?: (options: GatewayOptions) => GatewayLike
   /** Background sync period (5 minutes). */
   syncIntervalMs?: number
+  /** Asks the user for a folder to export into (Electron's dialog); absent in the browser host, whose exports go to `<dataDir>/exports`. */
+  pickExportFolder?: () => Promise<string | undefined>
 }
 
 export interface MainSide {
@@ -98,6 +101,8 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
   const links = new LinkInbox(() => options.emit('outpost:link', {}))
   const table = createHandlers({
     links,
+    exports: new Exports({ cacheDir: folders.cache }),
+    pickExportFolder: options.pickExportFolder,
     accounts,
     secretStore: options.secrets,
     gateway,

@@ -171,6 +171,80 @@ export interface SweepStagedResponse {
   kept: number
 }
 
+/**
+ * Export: the renderer reads its cache and hands the main side what to write,
+ * a part at a time, into a new folder the main side makes for it (in the
+ * folder the user picked; in the browser host, which has no folder dialog,
+ * under its data folder's `exports/`). Paths are relative to that folder,
+ * `/`-separated; the main side makes each part's name safe and refuses `..`.
+ */
+export interface ExportBegun {
+  exportId: string
+  /** The new folder everything is written to (absolute). */
+  folder: string
+}
+
+export interface ExportWriteRequest {
+  exportId: string
+  /** Relative to the export's folder, `/`-separated, at most EXPORT_PATH_DEPTH parts: `epics/12-Launch.md`. */
+  path: string
+  text: string
+  /** Adds to a file this export wrote before (a long JSON list in parts); otherwise the file must be new. */
+  append?: boolean
+}
+
+export interface ExportWritten {
+  /** The path as written: each part made safe (safe-name.ts), so it may differ from the one asked for. */
+  path: string
+  /** Bytes the file has now. */
+  bytes: number
+}
+
+export interface ExportCopyFileRequest {
+  exportId: string
+  /** A file of the export's workspace: its cached content is copied, never downloaded. */
+  fileId: number
+  /** Its name as the cache knows it, for the manifest and the copy's name. */
+  name: string
+}
+
+export type ExportCopied = { included: true; path: string; bytes: number } | { included: false; reason: string }
+
+export interface ExportFinishRequest {
+  exportId: string
+  /** How many of each kind the export holds (`epics`, `docs`, `comments`, ...). */
+  counts: Record<string, number>
+  /** What a reader of the export should know (comments whose authors were not loaded, unsent changes...). */
+  notes?: string[]
+}
+
+/** `manifest.json` at the top of an export. */
+export interface ExportManifest {
+  format: 'outpost-export'
+  version: 1
+  exportedAt: string
+  workspace: { name: string; slug: string; baseUrl: string }
+  counts: Record<string, number>
+  files: {
+    included: { id: number; name: string; path: string; bytes: number }[]
+    notIncluded: { id: number; name: string; reason: string }[]
+  }
+  /** Every file written but the manifest, with its size. */
+  written: { path: string; bytes: number }[]
+  notes: string[]
+}
+
+export interface ExportFinished {
+  folder: string
+  manifest: ExportManifest
+}
+
+/** The deepest path an export writes (`epics/12-Launch.md` is two parts). */
+export const EXPORT_PATH_DEPTH = 3
+/** The most text one write carries: a long list goes in parts (`append`). */
+export const EXPORT_PART_MAX_CHARS = 16 * 1024 * 1024
+export const EXPORT_MANIFEST = 'manifest.json'
+
 export type ConnectivityReason = 'start' | 'os' | 'request' | 'probe'
 
 export interface ConnectivityState {
@@ -234,9 +308,10 @@ export type IpcError =
  * app, opening a file with an OS app from the browser host); `cannot-open`:
  * the OS could not open a file (no app for its type); `unreadable`: a dropped
  * file could not be read to stage it (gone, no permission, a folder), the
- * message says which.
+ * message says which; `cannot-write`: an export's folder could not be
+ * written (no permission, a full disk), the message says which.
  */
-export type IpcFailureKind = 'invalid-request' | 'no-account' | 'refused' | 'unsupported' | 'cannot-open' | 'unreadable' | 'internal'
+export type IpcFailureKind = 'invalid-request' | 'no-account' | 'refused' | 'unsupported' | 'cannot-open' | 'unreadable' | 'cannot-write' | 'internal'
 
 export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError }
 
@@ -274,6 +349,15 @@ export interface RequestChannels {
   'outpost:links.take': { request: void; response: string[] }
   /** A system notification (Electron's); clicked, its link opens (links.take). `unsupported` in the browser host: the page shows its own. */
   'outpost:notify.show': { request: SystemNotice; response: void }
+  /** Makes a new folder for an export (where the user picks, when the shell can ask); null when the user cancelled. */
+  'outpost:export.begin': { request: void; response: ExportBegun | null }
+  'outpost:export.write': { request: ExportWriteRequest; response: ExportWritten }
+  /** Copies a file's cached content into the export; a file not in the cache is listed as not included. */
+  'outpost:export.copy-file': { request: ExportCopyFileRequest; response: ExportCopied }
+  /** Writes manifest.json and closes the export. */
+  'outpost:export.finish': { request: ExportFinishRequest; response: ExportFinished }
+  /** Stops an export and removes the folder it made. */
+  'outpost:export.cancel': { request: { exportId: string }; response: void }
 }
 
 /** A notification of the OS: what changed, and the outpost:// link a click opens. */
@@ -338,6 +422,11 @@ const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
   'outpost:app.info': true,
   'outpost:links.take': true,
   'outpost:notify.show': true,
+  'outpost:export.begin': true,
+  'outpost:export.write': true,
+  'outpost:export.copy-file': true,
+  'outpost:export.finish': true,
+  'outpost:export.cancel': true,
 }
 
 const EVENT_CHANNEL_SET: Record<EventChannel, true> = {

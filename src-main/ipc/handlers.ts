@@ -2,13 +2,14 @@
 // Plain functions over the parts they are given (accounts, secret store, the
 // current gateway, connectivity, our own folders, the OS's file opener, the
 // demo launcher), shared by the Electron window and the browser host.
-import { stat } from 'node:fs/promises'
-import { basename, isAbsolute } from 'node:path'
+import { mkdir, stat } from 'node:fs/promises'
+import { basename, isAbsolute, join } from 'node:path'
 import { FILE_READ_MAX_BYTES, type AccountInfo, type AppInfo, type ConnectivityState, type EventChannel, type EventOf, type SystemNotice } from '../../src-shared/ipc.ts'
 import type { Accounts } from '../accounts/accounts.ts'
 import { previousDemo, useDemo } from '../demo.ts'
 import type { DemoLauncher } from '../demo-service.ts'
 import { discardOwnFile } from '../files/discard.ts'
+import { ExportRefused, ExportWriteFailed, type Exports } from '../export/exports.ts'
 import { downloadToCache, findCached, NoContentError, readStart } from '../files/file-cache.ts'
 import { isInside, isReallyInside, type OwnFolders } from '../files/folders.ts'
 import { isProgram } from '../files/programs.ts'
@@ -47,6 +48,13 @@ export interface HandlerDeps {
   links: Pick<LinkInbox, 'take' | 'push'>
   /** Shows a notification of the OS (Electron's), calling `clicked` when it is clicked; absent in the browser host. */
   notify?: (notice: SystemNotice, clicked: () => void) => void
+  /** Exports under way. */
+  exports: Pick<Exports, 'begin' | 'write' | 'copyFile' | 'finish' | 'cancel'>
+  /**
+   * Asks the user for the folder to export into (Electron's folder dialog); undefined when they cancelled.
+   * Absent where there is no dialog (the browser host): exports go to `<dataDir>/exports`.
+   */
+  pickExportFolder?: () => Promise<string | undefined>
 }
 
 export const DEMO_UNAVAILABLE =
@@ -96,6 +104,17 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     } catch (error) {
       if (error instanceof UnreadableFileError) throw new IpcFailure('unreadable', error.message)
       if (error instanceof TooLargeError) throw new IpcFailure('invalid-request', error.message)
+      throw error
+    }
+  }
+
+  /** An export's refusal is the request's fault; a disk that cannot be written is said as such. */
+  const exporting = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run()
+    } catch (error) {
+      if (error instanceof ExportRefused) throw new IpcFailure('invalid-request', error.message)
+      if (error instanceof ExportWriteFailed) throw new IpcFailure('cannot-write', error.message)
       throw error
     }
   }
@@ -226,5 +245,19 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       if (!deps.notify) throw new IpcFailure('unsupported', 'This shell shows no notifications of its own: the page shows them.')
       deps.notify(notice, () => deps.links.push(notice.link))
     },
+
+    'outpost:export.begin': async () => {
+      const account = currentAccount()
+      // Where the shell can ask, the user picks the folder; the browser host has no dialog: its data folder's exports/.
+      const parent = deps.pickExportFolder ? await deps.pickExportFolder() : join(deps.dataDir, 'exports')
+      if (!parent) return null
+      if (!deps.pickExportFolder) await mkdir(parent, { recursive: true })
+      const workspace = { accountId: account.id, name: account.workspaceName, slug: account.workspaceSlug, baseUrl: account.baseUrl }
+      return exporting(() => deps.exports.begin(parent, workspace))
+    },
+    'outpost:export.write': async ({ exportId, path, text, append }) => exporting(() => deps.exports.write(exportId, path, text, append)),
+    'outpost:export.copy-file': async ({ exportId, fileId, name }) => exporting(() => deps.exports.copyFile(exportId, fileId, name)),
+    'outpost:export.finish': async ({ exportId, counts, notes }) => exporting(() => deps.exports.finish(exportId, counts, notes)),
+    'outpost:export.cancel': async ({ exportId }) => exporting(() => deps.exports.cancel(exportId)),
   }
 }

@@ -3,7 +3,7 @@
 // `invalid-request` instead of a crash deep in the gateway.
 import { LIMITS } from '../../src-shared/api/limits.ts'
 import { isOperationName, LANES, type Lane, type QueryValue } from '../../src-shared/api/operations.ts'
-import type { ApiCallRequest, RequestChannel, RequestOf } from '../../src-shared/ipc.ts'
+import { EXPORT_PART_MAX_CHARS, type ApiCallRequest, type RequestChannel, type RequestOf } from '../../src-shared/ipc.ts'
 import { parseItemLink } from '../../src-shared/links.ts'
 import { IpcFailure } from './errors.ts'
 
@@ -123,6 +123,31 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     if (!parseItemLink(link)) invalid('link must be an outpost:// link to an epic or a doc')
     return { title: text(r.title, 'title', 200), body: typeof r.body === 'string' && r.body.length <= 2000 ? r.body : invalid('body must be a string of at most 2000 characters'), link }
   },
+  'outpost:export.begin': nothing,
+  'outpost:export.write': (request) => {
+    const r = record(request, 'The request')
+    if (typeof r.text !== 'string' || r.text.length > EXPORT_PART_MAX_CHARS) invalid(`text must be a string of at most ${EXPORT_PART_MAX_CHARS} characters (send a longer file in parts, with append)`)
+    if (r.append !== undefined && typeof r.append !== 'boolean') invalid('append must be true or false')
+    return { exportId: text(r.exportId, 'exportId', 64), path: text(r.path, 'path', 1024), text: r.text, append: r.append }
+  },
+  'outpost:export.copy-file': (request) => {
+    const r = record(request, 'The request')
+    return { exportId: text(r.exportId, 'exportId', 64), fileId: positiveInt(r.fileId, 'fileId'), name: text(r.name, 'name', LIMITS.fileName) }
+  },
+  'outpost:export.finish': (request) => {
+    const r = record(request, 'The request')
+    const counts = record(r.counts, 'counts')
+    const entries = Object.entries(counts)
+    if (entries.length > 50) invalid('counts must name at most 50 kinds')
+    for (const [kind, n] of entries) {
+      if (!/^[A-Za-z][A-Za-z0-9]{0,39}$/.test(kind)) invalid(`counts: "${kind}" is not a kind's name (letters and digits)`)
+      if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) invalid(`counts.${kind} must be a whole number, 0 or more`)
+    }
+    if (r.notes !== undefined && (!Array.isArray(r.notes) || r.notes.length > 50)) invalid('notes must list at most 50 lines')
+    const notes = (r.notes as unknown[] | undefined)?.map((n, i) => text(n, `notes[${i}]`, 2000))
+    return { exportId: text(r.exportId, 'exportId', 64), counts: counts as Record<string, number>, notes }
+  },
+  'outpost:export.cancel': (request) => ({ exportId: text(record(request, 'The request').exportId, 'exportId', 64) }),
 }
 
 export function checkRequest<C extends RequestChannel>(channel: C, request: unknown): RequestOf<C> {

@@ -8,6 +8,7 @@ import { EPIC_ACTION_EVENT, EPIC_ACTION_KEYS, type EpicAction } from '../feature
 import type { IconName } from '../features/ui/icons.ts'
 import { notices } from '../lib/notices.svelte.ts'
 import { session } from './session.svelte.ts'
+import { workspaceExport } from './export.svelte.ts'
 import { ui } from '../lib/ui.svelte.ts'
 import type { OpenWorkspace } from './workspace.svelte.ts'
 import { messageOf } from '../lib/errors.ts'
@@ -64,6 +65,17 @@ export const COMMANDS: Command[] = [
   },
   { id: 'toggle-pending', title: 'Show or hide pending changes', group: 'Sync', icon: 'inbox', shortcut: 'g p', keywords: 'outbox queue failed conflicts offline', available: signedIn, run: () => ui.togglePending() },
 
+  {
+    id: 'export-workspace',
+    title: 'Export workspace…',
+    group: 'Workspace',
+    icon: 'download',
+    keywords: 'backup save folder markdown json archive',
+    available: signedIn,
+    run: (w) => {
+      if (w) void workspaceExport.start(w, session.bridge)
+    },
+  },
   { id: 'add-workspace', title: 'Add a workspace…', group: 'Workspace', icon: 'plus', keywords: 'sign in account token', run: () => {
       session.adding = true
     } },
