@@ -4,6 +4,13 @@
 // electron-builder's own schema here.
 import type { Configuration } from 'electron-builder'
 
+/**
+ * Where the installed app looks for updates (electron-updater's generic provider: a folder served
+ * over HTTPS with latest.yml, latest-mac.yml or latest-linux.yml and the installers beside them).
+ * OUTPOST_UPDATE_URL at packaging time sets it; `${os}` keeps each OS's files in its own folder.
+ */
+export const UPDATE_URL = process.env.OUTPOST_UPDATE_URL ?? 'https://updates.outpost.invalid/${os}'
+
 const config: Configuration = {
   appId: 'dev.outpost.desktop',
   productName: 'Outpost',
@@ -27,6 +34,9 @@ const config: Configuration = {
   // outpost://<workspace>/epic/<id> and /doc/<id> (macOS Info.plist, the Linux .desktop file; Windows
   // registers at first run with app.setAsDefaultProtocolClient).
   protocols: [{ name: 'Outpost link', schemes: ['outpost'] }],
+  // Written into the app as app-update.yml, and beside the installers as latest*.yml: what
+  // electron-updater reads (see src-main/updates/). Uploading is the release's own step.
+  publish: [{ provider: 'generic', url: UPDATE_URL }],
 
   win: {
     target: [{ target: 'nsis', arch: ['x64', 'arm64'] }],

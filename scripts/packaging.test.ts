@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { FuseV1Options, getCurrentFuseWire } from '@electron/fuses'
 import Ajv from 'ajv'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import config from '../electron-builder.config.ts'
 import afterPack, { executablePath, fusesFor } from './after-pack.mjs'
 import { ICON_SIZES, renderPng } from './icons.mjs'
@@ -56,6 +56,25 @@ describe('the electron-builder config', () => {
     expect(config.npmRebuild).toBe(true)
     expect(config.afterPack).toBe('./scripts/after-pack.mjs')
     expect(config.files).toContain('!node_modules/better-sqlite3/**')
+  })
+
+  it('publishes to a generic update feed, whose URL OUTPOST_UPDATE_URL sets', async () => {
+    expect(config.publish).toEqual([{ provider: 'generic', url: 'https://updates.outpost.invalid/${os}' }])
+    const previous = process.env.OUTPOST_UPDATE_URL
+    process.env.OUTPOST_UPDATE_URL = 'https://example.test/outpost/${os}'
+    try {
+      vi.resetModules()
+      const fresh = (await import('../electron-builder.config.ts')) as { default: typeof config }
+      expect(fresh.default.publish).toEqual([{ provider: 'generic', url: 'https://example.test/outpost/${os}' }])
+      const validate = schemaValidator()
+      expect(validate(JSON.parse(JSON.stringify(fresh.default)))).toBe(true)
+    } finally {
+      if (previous === undefined) delete process.env.OUTPOST_UPDATE_URL
+      else process.env.OUTPOST_UPDATE_URL = previous
+    }
+    // electron-updater is a runtime dependency, so it is packed with the app.
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
+    expect(pkg.dependencies['electron-updater']).toBeDefined()
   })
 })
 

@@ -1,13 +1,18 @@
 // The Electron entry: app lifecycle, the window, the app protocol, menus and
 // the OS hooks (theme, sleep, focus, network). Everything with logic in it is
 // a plain module under src-main/; this file only connects them to Electron.
+import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
-import { app, BrowserWindow, dialog, ipcMain, Menu, nativeTheme, net, Notification, powerMonitor, protocol, safeStorage, screen, session, shell } from 'electron'
+import { app, BrowserWindow, crashReporter, dialog, ipcMain, Menu, nativeTheme, net, Notification, powerMonitor, protocol, safeStorage, screen, session, shell } from 'electron'
 import type { EventChannel, EventOf } from '../src-shared/ipc.ts'
 import { LINK_SCHEME, linkInArgv } from '../src-shared/links.ts'
 import { demoLauncher, runningDemo, startDemoProcess, type DemoLauncher } from './demo-service.ts'
 import { registerIpc } from './ipc/register.ts'
 import { openMainSide, type MainSide } from './main-side.ts'
+import { CRASHES_FOLDER } from './diagnostics/problem-report.ts'
+import { RecentLog } from './diagnostics/recent-log.ts'
+import { autoUpdaterAsUpdater, type AutoUpdaterLike } from './updates/auto-updater.ts'
+import type { Updater } from './updates/updates.ts'
 import { openSecretStore } from './secrets/open.ts'
 import { APP_ENTRY_URL, APP_ORIGIN, APP_SCHEME, APP_SCHEME_PRIVILEGES, appProtocolHandler } from './shell/app-protocol.ts'
 import { contentSecurityPolicy } from './shell/content-security-policy.ts'
@@ -18,6 +23,15 @@ import { loadWindowState, saveWindowState, WINDOW_STATE_FILE } from './shell/win
 
 // A development build may load the electron-vite dev server; a packaged app never does.
 const devServerUrl = !app.isPackaged ? process.env.ELECTRON_RENDERER_URL : undefined
+
+// Crashes are written as minidumps into the app's data folder, never uploaded: a problem report
+// says where they are, and the user decides what to send.
+app.setPath('crashDumps', join(app.getPath('userData'), CRASHES_FOLDER))
+crashReporter.start({ uploadToServer: false })
+
+// The main side's warnings and errors from the start on, for "Report a problem…".
+const log = new RecentLog()
+log.watchConsole(console)
 
 // Must happen before `ready`: our scheme is a standard, secure origin.
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: APP_SCHEME_PRIVILEGES }])
@@ -76,6 +90,19 @@ async function createWindow(side: MainSide): Promise<void> {
     window = undefined
   })
   await win.loadURL(devServerUrl ?? APP_ENTRY_URL)
+}
+
+/** electron-updater's autoUpdater, in a packaged app only (its feed is electron-builder's `publish`, in app-update.yml). */
+function packagedUpdater(): Updater | undefined {
+  if (!app.isPackaged) return undefined
+  try {
+    // Loaded as CommonJS, as it is written: its `autoUpdater` is a getter that an ESM import does not see as a named export.
+    const { autoUpdater } = createRequire(import.meta.url)('electron-updater') as { autoUpdater: AutoUpdaterLike }
+    return autoUpdaterAsUpdater(autoUpdater, { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.warn(m) })
+  } catch (error) {
+    log.warn(`Updates are off: electron-updater did not load (${error instanceof Error ? error.message : String(error)})`)
+    return undefined
+  }
 }
 
 async function start(): Promise<void> {
@@ -141,6 +168,9 @@ async function start(): Promise<void> {
       return picked.canceled ? undefined : picked.filePaths[0]
     },
     demo,
+    updater: packagedUpdater(),
+    showItemInFolder: (path) => shell.showItemInFolder(path),
+    log,
   })
   mainSide = side
   for (const url of earlyLinks.splice(0)) side.links.push(url)

@@ -20,9 +20,12 @@ import { SyncSchedule } from './connectivity/schedule.ts'
 import { CurrentGateway, type GatewayLike } from './ipc/current-gateway.ts'
 import type { HandlerTable } from './ipc/dispatch.ts'
 import type { SystemNotice } from '../src-shared/ipc.ts'
+import { toIpcError } from './ipc/errors.ts'
 import { createHandlers, type Emit } from './ipc/handlers.ts'
 import { LinkInbox } from './shell/link-inbox.ts'
 import { PickedFiles } from './ipc/picked-files.ts'
+import { RecentLog } from './diagnostics/recent-log.ts'
+import { Updates, type Updater } from './updates/updates.ts'
 
 export interface MainSideOptions {
   /** The app's data folder: the accounts file (and the window state) live here. */
@@ -50,6 +53,12 @@ export interface MainSideOptions {
   syncIntervalMs?: number
   /** Asks the user for a folder to export into (Electron's dialog); absent in the browser host, whose exports go to `<dataDir>/exports`. */
   pickExportFolder?: () => Promise<string | undefined>
+  /** The app's updater (electron-updater in a packaged app); absent: updates are off. */
+  updater?: Updater
+  /** Shows a file in the OS's file manager (Electron's `shell.showItemInFolder`); absent in the browser host. */
+  showItemInFolder?: (path: string) => void
+  /** Where the recent warnings and errors are kept (a new one by default). */
+  log?: RecentLog
 }
 
 export interface MainSide {
@@ -62,6 +71,10 @@ export interface MainSide {
   folders: OwnFolders
   /** Deep links the OS handed over (Electron's argv, second-instance, open-url), until the window takes them. */
   links: LinkInbox
+  /** The app's own updates: checked from start() on, when there is an updater. */
+  updates: Updates
+  /** Recent warnings and errors, for a problem report. */
+  log: RecentLog
   /** Signs in to the local demo service when no workspace is set up or the demo is the current one (see demo.ts). */
   signInToDemo(demo: DemoService): Promise<boolean>
   /** Starts connectivity monitoring and the schedule (the first replay and sync). */
@@ -99,7 +112,17 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
   // Staged copies are ours: they upload without a drop of this session (after a restart too).
   const pickedFiles = new PickedFiles({ ownFolders: [folders.staging] })
   const links = new LinkInbox(() => options.emit('outpost:link', {}))
-  const table = createHandlers({
+  const log = options.log ?? new RecentLog(() => clock.now())
+  const updates = new Updates({
+    current: options.appInfo.version,
+    updater: options.updater,
+    off: options.appInfo.shell === 'browser' ? 'browser' : 'development',
+    clock,
+    onChange: (state) => options.emit('outpost:updates', state),
+    onError: (message) => log.warn(message),
+  })
+  connectivity.onChange((state) => log.info(`${state.online ? 'Online' : 'Offline'} (${state.reason})`))
+  const table = loggingFailures(log, createHandlers({
     links,
     exports: new Exports({ cacheDir: folders.cache }),
     pickExportFolder: options.pickExportFolder,
@@ -119,7 +142,10 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
     accountsChanged: (current) => {
       if (current) schedule.now('account')
     },
-  })
+    updates,
+    log,
+    showItemInFolder: options.showItemInFolder,
+  }))
 
   return {
     table,
@@ -129,6 +155,8 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
     pickedFiles,
     folders,
     links,
+    updates,
+    log,
     async signInToDemo(demo) {
       const signedIn = await signInToDemo(accounts, options.dataDir, demo)
       if (signedIn) await gateway.reset()
@@ -137,12 +165,31 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
     start() {
       connectivity.start()
       schedule.start()
+      updates.start()
     },
     async close() {
+      updates.stop()
       schedule.stop()
       connectivity.stop()
       // Both at once: on quit, the demo's child process is told to stop before the app is gone.
       await Promise.all([gateway.reset(), options.demo?.close()])
     },
   }
+}
+
+/** Each handler as it was, its failures of Outpost's own (not the service's, nor the request's) kept in the log. */
+function loggingFailures(log: RecentLog, table: HandlerTable): HandlerTable {
+  const wrapped: Record<string, (request: never) => Promise<unknown>> = {}
+  for (const [channel, handler] of Object.entries(table) as Array<[string, (request: never) => Promise<unknown>]>) {
+    wrapped[channel] = async (request) => {
+      try {
+        return await handler(request)
+      } catch (error) {
+        const failure = toIpcError(error)
+        if (failure.source === 'ipc' && failure.kind === 'internal') log.error(`${channel}: ${failure.message}`)
+        throw error
+      }
+    }
+  }
+  return wrapped as HandlerTable
 }

@@ -275,6 +275,52 @@ export interface AppInfo {
   demoAvailable: boolean
 }
 
+/**
+ * Where the app's own updates stand. `off`: this build does not update itself (a development build,
+ * the browser host); `idle`: no check under way (up to date, or not checked yet); `error`: the last
+ * check or download failed (said in Settings only: the next check tries again); `ready`: downloaded,
+ * applied by restarting.
+ */
+export type UpdateStatus = 'off' | 'idle' | 'checking' | 'downloading' | 'ready' | 'error'
+
+export interface UpdateState {
+  status: UpdateStatus
+  /** Why updates are off. */
+  off?: 'development' | 'browser'
+  /** The running version. */
+  current: string
+  /** The version the feed offers (downloading, ready). */
+  version?: string
+  /** Epoch ms of the last check that got an answer. */
+  checkedAt?: number
+  /** Download progress, 0 to 100. */
+  percent?: number
+  /** What went wrong last (status `error`). */
+  error?: string
+}
+
+/** A problem the renderer saw, kept with the main side's recent log for a problem report. */
+export interface LogReport {
+  level: 'warning' | 'error'
+  message: string
+}
+
+/** What only the window knows, for a problem report: its cache's unreadable records and its outbox. */
+export interface ProblemReportRequest {
+  /** The data problems of the open workspace's cache (data/problems.ts), at most 200. */
+  dataProblems: Array<{ table: string; key: string; reason: string; at: number }>
+  outbox?: { pending: number; failed: number; conflicts: number }
+  /** The browser's user agent (the browser host's Chromium; Electron's own in the app). */
+  userAgent?: string
+}
+
+export interface ProblemReport {
+  /** The report file, in the app's data folder. */
+  path: string
+  /** True when the OS's file manager was asked to show it (the desktop app). */
+  shown: boolean
+}
+
 /** Shortcuts and menu items that the renderer carries out. */
 export type AppCommand =
   | 'open-palette'
@@ -358,6 +404,15 @@ export interface RequestChannels {
   'outpost:export.finish': { request: ExportFinishRequest; response: ExportFinished }
   /** Stops an export and removes the folder it made. */
   'outpost:export.cancel': { request: { exportId: string }; response: void }
+  'outpost:updates.get': { request: void; response: UpdateState }
+  /** Checks for an update now (Settings); answers the state once the check is done. */
+  'outpost:updates.check': { request: void; response: UpdateState }
+  /** Quits and installs the downloaded update; refused unless one is ready. */
+  'outpost:updates.restart': { request: void; response: void }
+  /** Writes a problem report (versions, recent log, accounts without tokens, these) into the data folder. */
+  'outpost:problem-report.create': { request: ProblemReportRequest; response: ProblemReport }
+  /** A problem the window saw (an uncaught error), kept in the main side's recent log. */
+  'outpost:log.report': { request: LogReport; response: void }
 }
 
 /** A notification of the OS: what changed, and the outpost:// link a click opens. */
@@ -379,6 +434,7 @@ export interface EventChannels {
   'outpost:command': { command: AppCommand }
   /** A deep link is waiting: take it (links.take). */
   'outpost:link': Record<string, never>
+  'outpost:updates': UpdateState
 }
 
 /**
@@ -427,6 +483,11 @@ const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
   'outpost:export.copy-file': true,
   'outpost:export.finish': true,
   'outpost:export.cancel': true,
+  'outpost:updates.get': true,
+  'outpost:updates.check': true,
+  'outpost:updates.restart': true,
+  'outpost:problem-report.create': true,
+  'outpost:log.report': true,
 }
 
 const EVENT_CHANNEL_SET: Record<EventChannel, true> = {
@@ -439,6 +500,7 @@ const EVENT_CHANNEL_SET: Record<EventChannel, true> = {
   'outpost:accounts-changed': true,
   'outpost:command': true,
   'outpost:link': true,
+  'outpost:updates': true,
 }
 
 export const REQUEST_CHANNELS = Object.keys(REQUEST_CHANNEL_SET) as RequestChannel[]

@@ -14,6 +14,9 @@ import { downloadToCache, findCached, NoContentError, readStart } from '../files
 import { isInside, isReallyInside, type OwnFolders } from '../files/folders.ts'
 import { isProgram } from '../files/programs.ts'
 import type { LinkInbox } from '../shell/link-inbox.ts'
+import { crashDumps, CRASHES_FOLDER, problemReport, writeProblemReport } from '../diagnostics/problem-report.ts'
+import type { RecentLog } from '../diagnostics/recent-log.ts'
+import type { Updates } from '../updates/updates.ts'
 import { accountStagingFolder, stageCopy, stagedFileName, TooLargeError, unreadable, UnreadableFileError } from '../files/staging.ts'
 import { sweepStaged } from '../files/sweep.ts'
 import { contentTypeOf } from '../../src-shared/content-types.ts'
@@ -25,7 +28,7 @@ import { IpcFailure } from './errors.ts'
 export type Emit = <E extends EventChannel>(event: E, payload: EventOf<E>) => void
 
 export interface HandlerDeps {
-  accounts: Pick<Accounts, 'list' | 'current' | 'addAccount' | 'switchTo' | 'remove'>
+  accounts: Pick<Accounts, 'list' | 'current' | 'addAccount' | 'switchTo' | 'remove' | 'tokenFor'>
   secretStore: Pick<SecretStore, 'describe'>
   gateway: Pick<CurrentGateway, 'account' | 'get' | 'reset'>
   connectivity: { readonly state: ConnectivityState }
@@ -55,6 +58,14 @@ export interface HandlerDeps {
    * Absent where there is no dialog (the browser host): exports go to `<dataDir>/exports`.
    */
   pickExportFolder?: () => Promise<string | undefined>
+  /** The app's own updates (off in development builds and the browser host). */
+  updates: Pick<Updates, 'state' | 'check' | 'restart'>
+  /** The main side's recent warnings and errors, and the window's. */
+  log: Pick<RecentLog, 'add' | 'list'>
+  /** process.versions, for a problem report. */
+  versions?: Record<string, string | undefined>
+  /** Shows a file in the OS's file manager (Electron's `shell.showItemInFolder`); absent in the browser host. */
+  showItemInFolder?: (path: string) => void
 }
 
 export const DEMO_UNAVAILABLE =
@@ -259,5 +270,41 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     'outpost:export.copy-file': async ({ exportId, fileId, name }) => exporting(() => deps.exports.copyFile(exportId, fileId, name)),
     'outpost:export.finish': async ({ exportId, counts, notes }) => exporting(() => deps.exports.finish(exportId, counts, notes)),
     'outpost:export.cancel': async ({ exportId }) => exporting(() => deps.exports.cancel(exportId)),
+
+    'outpost:updates.get': async () => deps.updates.state,
+    'outpost:updates.check': async () => deps.updates.check(),
+    'outpost:updates.restart': async () => {
+      try {
+        deps.updates.restart()
+      } catch (error) {
+        throw new IpcFailure(deps.updates.state.status === 'off' ? 'unsupported' : 'invalid-request', error instanceof Error ? error.message : String(error))
+      }
+    },
+
+    'outpost:problem-report.create': async (request) => {
+      const accounts = deps.accounts.list()
+      const now = Date.now()
+      const report = problemReport({
+        app: deps.appInfo,
+        connectivity: deps.connectivity.state,
+        accounts,
+        currentAccountId: deps.accounts.current()?.id ?? null,
+        secretStore: deps.secretStore.describe(),
+        updates: deps.updates.state,
+        log: deps.log.list(),
+        window: request,
+        versions: deps.versions ?? process.versions,
+        crashDumps: await crashDumps(join(deps.dataDir, CRASHES_FOLDER)),
+        now,
+      })
+      // The tokens are read only to be searched for and cut out of the finished text.
+      const tokens = await Promise.all(accounts.map((a) => deps.accounts.tokenFor(a.id).catch(() => '')))
+      const path = await writeProblemReport(deps.dataDir, report, tokens, now)
+      deps.log.add('info', `Problem report written: ${basename(path)}`)
+      if (!deps.showItemInFolder) return { path, shown: false }
+      deps.showItemInFolder(path)
+      return { path, shown: true }
+    },
+    'outpost:log.report': async ({ level, message }) => deps.log.add(level, message, 'window'),
   }
 }

@@ -148,6 +148,33 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     return { exportId: text(r.exportId, 'exportId', 64), counts: counts as Record<string, number>, notes }
   },
   'outpost:export.cancel': (request) => ({ exportId: text(record(request, 'The request').exportId, 'exportId', 64) }),
+  'outpost:updates.get': nothing,
+  'outpost:updates.check': nothing,
+  'outpost:updates.restart': nothing,
+  'outpost:problem-report.create': (request) => {
+    const r = record(request, 'The request')
+    if (!Array.isArray(r.dataProblems) || r.dataProblems.length > 200) invalid('dataProblems must list at most 200 problems')
+    const dataProblems = r.dataProblems.map((p, i) => {
+      const problem = record(p, `dataProblems[${i}]`)
+      if (typeof problem.at !== 'number' || !Number.isFinite(problem.at)) invalid(`dataProblems[${i}].at must be a time in ms`)
+      return { table: text(problem.table, `dataProblems[${i}].table`, 64), key: text(problem.key, `dataProblems[${i}].key`, 512), reason: text(problem.reason, `dataProblems[${i}].reason`, 1000), at: problem.at }
+    })
+    let outbox
+    if (r.outbox !== undefined) {
+      const o = record(r.outbox, 'outbox')
+      const count = (v: unknown, what: string) => {
+        if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) invalid(`outbox.${what} must be a count`)
+        return v
+      }
+      outbox = { pending: count(o.pending, 'pending'), failed: count(o.failed, 'failed'), conflicts: count(o.conflicts, 'conflicts') }
+    }
+    return { dataProblems, ...(outbox && { outbox }), ...(r.userAgent !== undefined && { userAgent: text(r.userAgent, 'userAgent', 512) }) }
+  },
+  'outpost:log.report': (request) => {
+    const r = record(request, 'The request')
+    if (r.level !== 'warning' && r.level !== 'error') invalid('level must be warning or error')
+    return { level: r.level, message: text(r.message, 'message', 8000) }
+  },
 }
 
 export function checkRequest<C extends RequestChannel>(channel: C, request: unknown): RequestOf<C> {

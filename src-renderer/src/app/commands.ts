@@ -12,6 +12,8 @@ import { workspaceExport } from './export.svelte.ts'
 import { ui } from '../lib/ui.svelte.ts'
 import type { OpenWorkspace } from './workspace.svelte.ts'
 import { messageOf } from '../lib/errors.ts'
+import { reportProblem } from './problem-report.ts'
+import { updates } from './updates.svelte.ts'
 
 export interface Command {
   id: string
@@ -79,6 +81,16 @@ export const COMMANDS: Command[] = [
   { id: 'add-workspace', title: 'Add a workspace…', group: 'Workspace', icon: 'plus', keywords: 'sign in account token', run: () => {
       session.adding = true
     } },
+  {
+    id: 'restart-to-update',
+    title: 'Restart to update',
+    group: 'Help',
+    icon: 'download',
+    keywords: 'update upgrade new version install',
+    available: () => updates.ready,
+    run: () => updates.restart().catch((e: unknown) => void notices.show(messageOf(e), 'error')),
+  },
+  { id: 'report-problem', title: 'Report a problem…', group: 'Help', icon: 'alert', keywords: 'bug crash feedback support logs diagnostics', run: (w) => void reportProblem(w) },
   { id: 'shortcuts', title: 'Keyboard shortcuts', group: 'Help', icon: 'command', shortcut: '?', keywords: 'keys help', run: () => ui.openPalette('?') },
 ]
 

@@ -8,6 +8,8 @@ import { BridgeError, bridge as pageBridge, type Bridge } from '../lib/bridge.ts
 import { isLoopback } from '../lib/format.ts'
 import { LAST_ACCOUNT_KEY, readStoredJson, removeStored, writeStored } from '../lib/stored.ts'
 import { messageOf } from '../lib/errors.ts'
+import { reportUncaughtErrors } from './error-log.ts'
+import { updates } from './updates.svelte.ts'
 
 export type SessionPhase = 'starting' | 'signed-out' | 'signed-in' | 'broken'
 
@@ -69,6 +71,8 @@ export class Session {
       return
     }
     this.stops.push(
+      updates.follow(this.bridge),
+      reportUncaughtErrors(this.bridge),
       this.bridge.on('outpost:accounts-changed', ({ current }) => {
         this.setCurrent(current)
         this.phase = current ? 'signed-in' : 'signed-out'
