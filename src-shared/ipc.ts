@@ -332,6 +332,7 @@ export type AppCommand =
   | 'go-files'
   | 'go-outbox'
   | 'open-settings'
+  | 'report-problem'
 
 // ---------------------------------------------------------------------------
 // Errors

@@ -36,6 +36,15 @@ describe('the menu', () => {
     expect(menu.syncs()).toBe(1)
   })
 
+  it('has Report a Problem… under Help on every platform', () => {
+    for (const platform of ['win32', 'linux', 'darwin'] as const) {
+      const menu = build(platform)
+      const item = menu.items.find((i) => i.label === 'Report a Problem…')
+      ;(item?.click as () => void)()
+      expect(menu.commands).toEqual(['report-problem'])
+    }
+  })
+
   it('gives each shortcut one item, and DevTools only to a development build', () => {
     for (const developer of [false, true]) {
       const { items } = build('win32', developer)

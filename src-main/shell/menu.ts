@@ -111,7 +111,8 @@ export function menuTemplate(options: MenuOptions, actions: MenuActions): MenuIt
 
   const window: MenuItemConstructorOptions = { role: 'windowMenu' }
   // macOS has About in the app menu; elsewhere it goes under Help.
-  const help: MenuItemConstructorOptions[] = mac ? [] : [{ role: 'help', submenu: [{ role: 'about' }] }]
+  const reportProblem: MenuItemConstructorOptions = { label: 'Report a Problem…', click: () => actions.command('report-problem') }
+  const help: MenuItemConstructorOptions = { role: 'help', submenu: mac ? [reportProblem] : [reportProblem, { type: 'separator' }, { role: 'about' }] }
 
-  return [...appMenu, file, edit, go, view, window, ...help]
+  return [...appMenu, file, edit, go, view, window, help]
 }

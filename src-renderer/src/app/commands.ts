@@ -146,6 +146,7 @@ export const APP_COMMANDS: Record<AppCommand, string> = {
   'go-files': 'go-files',
   'go-outbox': 'toggle-pending',
   'open-settings': 'go-settings',
+  'report-problem': 'report-problem',
 }
 
 /** Runs a command by id, if it is available now; the palette and find are the shell's own. */
