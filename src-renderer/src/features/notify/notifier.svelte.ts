@@ -5,13 +5,15 @@
 //
 // Never for the user's own changes: an epic's change is told only when the
 // service's copy of it moved (its updated_at in the cache) and what the user
-// sees of it changed with that; the user's own edit was shown (optimistic)
-// before the service had it, so its confirmation changes nothing they see.
+// sees of it changed with that, both read in one transaction; the user's own
+// edit was shown (optimistic) before the service had it, so its confirmation
+// changes nothing they see.
 // Never during a bootstrap: the first complete read after it is the baseline.
 import { untrack } from 'svelte'
 import { itemLink } from '../../../../src-shared/links.ts'
 import type { OutpostDb } from '../../data/db.ts'
 import type { CachedComment, CachedEpic } from '../../data/types.ts'
+import { mergedOne } from '../../data/overlay.ts'
 import { watchTables } from '../../data/watch.ts'
 import { readStored, readStoredJson, workspaceKey, writeStored } from '../../lib/stored.ts'
 import type { WorkspaceData } from '../live.svelte.ts'
@@ -120,9 +122,14 @@ export class Notifier {
       return
     }
     if (!epics || !complete) return
-    const mine = epics.filter((e) => this.mine(e) && typeof e.id === 'number')
-    const service = await this.options.db.epics.bulkGet(mine.map((e) => e.id))
-    const next = Object.fromEntries(mine.map((epic, i) => [String(epic.id), { epic, service: service[i]?.updated_at }]))
+    const ids = epics.filter((e) => this.mine(e) && typeof e.id === 'number').map((e) => e.id)
+    // The service's copy and what the user sees of each, read together: read apart, a sync committing between
+    // the two reads would pair the new service time with the old view, and its change would never be told.
+    const { db } = this.options
+    const read = await db.transaction('r', db.tables, () =>
+      Promise.all(ids.map(async (id) => ({ id, service: (await db.epics.get(id))?.updated_at, epic: await mergedOne<CachedEpic>(db, 'epic', id) }))),
+    )
+    const next = Object.fromEntries(read.filter((r) => r.epic !== undefined).map((r) => [String(r.id), { epic: r.epic!, service: r.service }]))
     const before = this.snapshot
     this.snapshot = next
     if (!before) return
