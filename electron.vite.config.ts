@@ -24,6 +24,8 @@ export default defineConfig({
   renderer: {
     root: 'src-renderer',
     plugins: [svelte(), preloadAppChunk()],
+    // The sync worker (data/sync-worker/) is a module worker.
+    worker: { format: 'es' },
     build: {
       outDir: 'out/renderer',
       // Half the bytes to load and parse at every start (1.3 MB to 0.6 MB): the first screen comes sooner.

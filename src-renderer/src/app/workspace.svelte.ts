@@ -14,6 +14,7 @@ import { workspaceDb } from '../first-paint/early-cache.ts'
 import { IDLE_STATUS, startDataLayer, syncStatus, type DataLayer, type SyncStatus } from '../data/data-layer.ts'
 import { outboxStatus, type OutboxStatus } from '../data/outbox/index.ts'
 import { createDeferredSearch } from '../data/search/deferred.ts'
+import { startSyncWorker, type SyncWorker } from '../data/sync-worker/start.ts'
 import type { LocalSearch } from '../data/search/search.ts'
 import { failureOf, type Transport } from '../data/transport.ts'
 import type { EntityId } from '../data/types.ts'
@@ -55,6 +56,8 @@ export class OpenWorkspace implements Workspace {
   /** Opening a downloaded file (the OS's app; a preview tab in a browser) and reading its bytes (thumbnails, previews). */
   readonly files: OpenedFiles
   private stops: (() => void)[] = []
+  /** Where the sync's runs happen (null: in this window). */
+  private readonly syncWorker: SyncWorker | null
   private subscriptions: Subscription[] = []
   private closed = false
   private readonly closing = new AbortController()
@@ -66,9 +69,12 @@ export class OpenWorkspace implements Workspace {
     this.db = workspaceDb(account.baseUrl, account.workspaceSlug)
     this.transport = bridgeTransport(bridge)
     this.actions = outboxActions({ db: this.db, transport: this.transport, canWrite: () => this.access.canWrite })
+    this.syncWorker = startSyncWorker(bridge)
     this.engine = startDataLayer({
       db: this.db,
       transport: this.transport,
+      // The runs (a bootstrap's requests, conversions and writes) go to a worker: this window stays free for its screens.
+      ...(this.syncWorker && { syncer: this.syncWorker.syncer }),
       bridgeEvents: bridge,
       // Uploads report per-file progress to the files tray.
       replay: replayFor(this.db, withUploadProgress(this.transport), this.closing.signal),
@@ -145,6 +151,7 @@ export class OpenWorkspace implements Workspace {
     this.search.dispose()
     this.closing.abort()
     await this.engine.stop().catch(() => undefined)
+    this.syncWorker?.terminate()
     this.db.close()
   }
 

@@ -25,6 +25,7 @@ import {
   type SyncProgress,
   type SyncReport,
   type Syncer,
+  type SyncerOptions,
 } from './sync/index.ts'
 
 /** The key of the status row in `meta`. */
@@ -74,6 +75,8 @@ export interface DataLayerOptions {
   /** navigator.locks in a window (the default); the sync lock and, for the sweep of staged copies, the outbox lock. */
   lock?: LockFn
   sync?: SyncOptions
+  /** Makes the syncer: createSyncer (the default) runs here; a window's runs go to its worker (sync-worker/). */
+  syncer?: (config: SyncerOptions) => Syncer
 }
 
 export interface DataLayer {
@@ -124,7 +127,7 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
   // Staged copies a crash left behind (no queued upload names them) go once per start; a failure waits for the next.
   const swept = sweepStagedCopies(db, options.transport, options.lock).catch(() => null)
 
-  const syncer = createSyncer({
+  const syncer = (options.syncer ?? createSyncer)({
     db,
     transport: options.transport,
     clock,

@@ -233,24 +233,34 @@ export function hostSecretFromPage(location: Location, history: History, storage
 
 let current: Bridge | undefined
 
+/**
+ * Where this page's browser host answers, with its launch secret: what the host's WebSocket needs (this
+ * page's, and its sync worker's own). Null in the desktop app, or when the page was opened without the key.
+ */
+export function hostAddress(): { url: string; stageUrl: string; secret: string } | null {
+  if ((window as unknown as Record<string, OutpostBridge | undefined>)[BRIDGE_GLOBAL]) return null
+  const secret = hostSecretFromPage(window.location, window.history, window.sessionStorage)
+  if (!secret) return null
+  const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:'
+  return {
+    url: `${scheme}//${window.location.host}${HOST_BRIDGE_PATH}`,
+    stageUrl: `${window.location.protocol}//${window.location.host}${HOST_STAGE_PATH}`,
+    secret,
+  }
+}
+
 /** The bridge of this page: the preload's in Electron, the host's WebSocket in a browser. */
 export function bridge(): Bridge {
   if (current) return current
   const outpost = (window as unknown as Record<string, OutpostBridge | undefined>)[BRIDGE_GLOBAL]
   if (outpost) return (current = electronBridge(outpost))
-  const secret = hostSecretFromPage(window.location, window.history, window.sessionStorage)
-  if (!secret) {
+  const address = hostAddress()
+  if (!address) {
     throw new BridgeError({
       source: 'ipc',
       kind: 'refused',
       message: 'Outpost is not running in its desktop app, and this page was opened without the browser host’s key: open the address `npm run web` printed.',
     })
   }
-  const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:'
-  return (current = hostBridge({
-    url: `${scheme}//${window.location.host}${HOST_BRIDGE_PATH}`,
-    stageUrl: `${window.location.protocol}//${window.location.host}${HOST_STAGE_PATH}`,
-    secret,
-    WebSocket: window.WebSocket,
-  }))
+  return (current = hostBridge({ ...address, WebSocket: window.WebSocket }))
 }

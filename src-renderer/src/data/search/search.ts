@@ -115,6 +115,15 @@ const IDLE_TIMEOUT_MS = 5_000
  */
 const QUIET_MS = 2_000
 /**
+ * While commits keep coming (a sync writing page after page, from its worker or this window), changes are
+ * taken in at most every PACE times as long as taking in the last ones took: the index follows at a fifth of
+ * the window's time at most, and each pass takes in every commit since (one rescan for several pages, not
+ * one a page). After a quiet spell a change is taken in at once.
+ */
+const PACE = 4
+/** The longest wait the pace asks for: a pass over a whole bootstrap can take seconds, the next one need not wait for four times that. */
+const MAX_PACE_MS = 1_000
+/**
  * Query words' matches kept between keystrokes, counted in documents: the
  * phrase being typed and the last few (~6 MB at most). A word that
  * matches most of the index ("epic" in a workspace of epics) costs 10-20 ms to
@@ -375,25 +384,46 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     mark(SEARCH_MARKS.updating)
     slicer.begin('user-visible')
     try {
-      while (!isEmpty(pending) && !disposed) {
-        const changes = pending
-        pending = emptyChangeSet()
-        await applyChanges(changes)
-        bump()
-      }
+      // What came in meanwhile waits for the next pass (see PACE).
+      const changes = pending
+      pending = emptyChangeSet()
+      await applyChanges(changes)
+      bump()
     } finally {
       slicer.end()
     }
-    if (!disposed) mark(SEARCH_MARKS.settled, { documents: documents.size })
+    if (!disposed && isEmpty(pending)) mark(SEARCH_MARKS.settled, { documents: documents.size })
     prepareWhenIdle(QUIET_MS)
   }
 
-  function schedule(): void {
+  let paced: ReturnType<typeof setTimeout> | undefined
+  let lastEnd = -Infinity
+  let lastDuration = 0
+
+  /** Takes in the pending changes now, or once the pace allows (`now`: at once, as `settled` needs). */
+  function schedule(at: 'paced' | 'now' = 'paced'): void {
     if (working || building || disposed || isEmpty(pending)) return
+    if (at === 'now') {
+      clearTimeout(paced)
+      paced = undefined
+    } else {
+      if (paced !== undefined) return
+      const wait = lastEnd + Math.min(PACE * lastDuration, MAX_PACE_MS) - now()
+      if (wait > 0) {
+        paced = setTimeout(() => {
+          paced = undefined
+          schedule()
+        }, wait)
+        return
+      }
+    }
+    const start = now()
     working = drain()
       .catch(onError)
       .finally(() => {
         working = null
+        lastEnd = now()
+        lastDuration = lastEnd - start
         schedule()
       })
   }
@@ -545,7 +575,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     async settled() {
       await ready
       while (!disposed && (working || !isEmpty(pending))) {
-        schedule()
+        schedule('now')
         await working
       }
     },
@@ -559,6 +589,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     dispose() {
       disposed = true
       clearTimeout(preparing)
+      clearTimeout(paced)
       stopWatching()
       listeners.clear()
       documents.clear()

@@ -30,10 +30,18 @@ import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 export type WriteMode = 'bootstrap' | 'incremental'
 
 /**
+ * Whether whole lists are written, converted and read in slices. Only a window
+ * needs it: its main thread also runs the screens, and a task over 50 ms is
+ * one a person feels. A sync worker (sync-worker/), and Node, have a thread of
+ * their own, where slices would only add round trips to IndexedDB.
+ */
+const SLICED = typeof document !== 'undefined'
+
+/**
  * Rows per IndexedDB read, and per conversion between two turns of the event
- * loop, when a whole list is read or converted. Reading copies rows
- * (structured clone) on the main thread as each answer arrives: 10,000 epics
- * in one request would hold the thread for a long task. In slices, each
+ * loop, when a whole list is read or converted in a window. Reading copies
+ * rows (structured clone) on the main thread as each answer arrives: 10,000
+ * epics in one request would hold the thread for a long task. In slices, each
  * slice's copy is a task of its own and the page stays responsive between
  * them; the transaction is still one (the next slice is asked for from the
  * previous one's answer, so the transaction never goes idle and commits).
@@ -59,8 +67,12 @@ export function nextPutSlice(rows: number, ms: number): number {
   return Math.min(PUT_SLICE_LIMITS.max, Math.max(PUT_SLICE_LIMITS.min, size))
 }
 
-/** `rows` stored in slices sized by time (see PUT_SLICE_MS), inside the caller's transaction. */
+/** `rows` stored inside the caller's transaction; in a window, in slices sized by time (see PUT_SLICE_MS). */
 async function putInSlices<T, Key, Insert>(table: Table<T, Key, Insert>, rows: readonly Insert[]): Promise<void> {
+  if (!SLICED) {
+    if (rows.length > 0) await table.bulkPut(rows as Insert[])
+    return
+  }
   let size = FIRST_PUT_SLICE
   for (let i = 0; i < rows.length; ) {
     const slice = rows.slice(i, i + size)
@@ -72,8 +84,9 @@ async function putInSlices<T, Key, Insert>(table: Table<T, Key, Insert>, rows: r
   }
 }
 
-/** `items` converted SLICE at a time, the event loop given a turn between slices (outside any transaction). */
+/** `items` converted, outside any transaction; in a window SLICE at a time, the event loop given a turn between slices. */
 async function convertInSlices<T, U>(items: readonly T[], convert: (item: T) => U): Promise<U[]> {
+  if (!SLICED) return items.map((item) => convert(item))
   const out: U[] = []
   for (let i = 0; i < items.length; i += SLICE) {
     if (i > 0) await yieldToEventLoop()
@@ -82,8 +95,9 @@ async function convertInSlices<T, U>(items: readonly T[], convert: (item: T) => 
   return out
 }
 
-/** Every row of a table, read in slices by primary key (see SLICE), inside the caller's transaction. */
+/** Every row of a table, inside the caller's transaction; in a window in slices by primary key (see SLICE). */
 async function readInSlices<T extends { id: EntityId }, Insert>(table: Table<T, EntityId, Insert>): Promise<T[]> {
+  if (!SLICED) return table.toArray()
   const rows: T[] = []
   for (;;) {
     const last = rows.at(-1)?.id
@@ -161,13 +175,18 @@ export async function writeEpicPage(
 ): Promise<number> {
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const ids = page.map((e) => e.id)
-    const cached = await db.epics.bulkGet(ids)
+    // The three reads at once (one round trip, not three): the slims of an epic that turns out not to be
+    // fresh are read for nothing, which costs less than waiting to know.
+    const [cached, cachedComments, cachedHealths] = await Promise.all([
+      db.epics.bulkGet(ids),
+      db.epicComments.where('epic_id').anyOf(ids).toArray(),
+      db.epicHealth.where('epic_id').anyOf(ids).toArray(),
+    ])
     const fresh = page.filter((e, i) => replaces(cached[i], e.updated_at, mode))
     if (fresh.length > 0) {
-      const freshIds = fresh.map((e) => e.id)
       const cachedById = new Map(cached.filter((c): c is CachedEpic => !!c).map((c) => [c.id, c]))
-      const comments = groupBy(await db.epicComments.where('epic_id').anyOf(freshIds).toArray(), (c) => c.epic_id)
-      const healths = groupBy(await db.epicHealth.where('epic_id').anyOf(freshIds).toArray(), (h) => h.epic_id)
+      const comments = groupBy(cachedComments, (c) => c.epic_id)
+      const healths = groupBy(cachedHealths, (h) => h.epic_id)
       let last: number | undefined
       const epicRows: CachedEpic[] = []
       const commentRows: CachedComment[] = []

@@ -10,7 +10,8 @@
 // same) updated_at. The next walk reads down to `since` minus the overlap;
 // what it meets again at a version already cached is not rewritten. Pages come
 // newest first, so a page whose last item is below that floor is the last one
-// needed: the walk never asks for a page that would be entirely older. Why the
+// needed: the walk never asks for a page that would be entirely older. The
+// next page is asked for while the last one is written. Why the
 // checkpoint is not the newest updated_at seen anywhere in the walk: an item
 // changed after its page was read would be missed if a later page showed a
 // newer change to another item.
@@ -54,22 +55,28 @@ export async function walk(ctx: SyncContext, kind: WalkKind, positions?: Readonl
   // Read down to this (ms); a bootstrap reads everything.
   const floor = phase === 'incremental' && cp.since ? Date.parse(cp.since) - ctx.options.overlapMs : null
   const result: WalkResult = { phase, pages: 0, written: 0 }
+  const ask = (from: string | null): Promise<ListAnswer<{ updated_at: string }>> => {
+    const answer = call<ListAnswer<{ updated_at: string }>>(ctx, source.operation, {
+      query: from ? { cursor: from, fields } : { limit: ctx.options.pageSize, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields },
+    })
+    // Awaited by the next turn of the walk; a walk that stops first (its write failed) does not want it.
+    answer.catch(() => undefined)
+    return answer
+  }
   let cursor = cp.cursor
   let done = cursor ? cp.done : 0
+  let asked = ask(cursor)
   for (;;) {
     let page: ListAnswer<{ updated_at: string }>
     try {
-      page = await call(ctx, source.operation, {
-        query: cursor
-          ? { cursor, fields }
-          : { limit: ctx.options.pageSize, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields },
-      })
+      page = await asked
       result.pages++
     } catch (e) {
       if (cursor && isExpiredCursor(e)) {
         // Start over, skipping nothing: pages already stored are read again (and not rewritten when unchanged).
         cursor = null
         done = 0
+        asked = ask(null)
         continue
       }
       throw e
@@ -85,6 +92,9 @@ export async function walk(ctx: SyncContext, kind: WalkKind, positions?: Readonl
     const next: KindCheckpoint = finished
       ? { ...cp, bootstrapped: true, cursor: null, done: 0, total: 0, since: walkSince, walkSince: null, syncedAt: ctx.clock() }
       : { ...cp, cursor: cursorOf(page.next_page_url), done, total, walkSince }
+    // The next page is asked for (its cursor is all it needs) while this one is written: the service's
+    // answer and the cache's write overlap, where one after the other a walk would wait for both each page.
+    if (!finished) asked = ask(next.cursor)
     result.written += await source.write(ctx.db, items, phase, next, positions)
     cp = next
     ctx.progress({ kind, phase, done, total })

@@ -1,0 +1,113 @@
+// Not a benchmark: where a bootstrap from empty (sign-in to "Synced", as the
+// interface benchmark signs in) spends the window's main thread. Prints a CPU
+// profile summarised by self time per file and per function, and the main
+// thread's tasks. Run: npm run build && BENCH_SCALE=0.1 npx tsx bench/profile-bootstrap.ts
+//   PROFILE_OUT=file.cpuprofile   keep the raw profile (DevTools opens it)
+//   PROFILE_TRACE=1               the timeline's events on the main thread by name instead of its tasks
+//                                 (layout, paint, IndexedDB, ...), inclusive times
+//   PROFILE_FRAMES=1              the window's socket to the host, request by request (in the app the
+//                                 sync worker has a socket of its own, which the page's session cannot see)
+//   PROFILE_CONSOLE=1             the page's console; PROFILE_INIT=<script> runs before the page's own
+// An unminified build profiles with names: E2E_RENDERER_DIR=<a build with minify off>.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { MemorySecretStore } from '../src-web/memory-secrets.ts'
+import { startWebApp } from '../src-web/web-app.ts'
+import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
+import { launch, traceTasks } from './browser.ts'
+import { RATE_LIMIT, startBenchService, workspaceSize } from './harness.ts'
+
+interface ProfileNode {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  children?: number[]
+}
+interface Profile {
+  nodes: ProfileNode[]
+  samples: number[]
+  timeDeltas: number[]
+}
+
+const bench = await startBenchService(workspaceSize())
+const folder = mkdtempSync(join(os.tmpdir(), 'outpost-profile-'))
+const app = await startWebApp({ rendererDir: RENDERER_DIR, dataDir: join(folder, 'host'), secrets: new MemorySecretStore(), demo: false, rateLimit: RATE_LIMIT })
+const { page, cdp, context } = await launch(join(folder, 'profile'))
+try {
+  if (process.env.PROFILE_INIT) await context.addInitScript({ content: process.env.PROFILE_INIT })
+  await page.goto(app.host.url)
+  await page.getByLabel('Service address').fill(bench.service.baseUrl)
+  await page.getByLabel('API token').fill(bench.service.tokens.admin)
+  await cdp.send('Profiler.enable')
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
+  await cdp.send('Profiler.start')
+  const trace = await traceTasks(cdp)
+  const events: { ph: string; name: string; pid: number; tid: number; ts: number; dur?: number; args?: { name?: string } }[] = []
+  if (process.env.PROFILE_TRACE) {
+    // traceTasks started tracing already: restart with the timeline's categories.
+    await trace.stop()
+    cdp.on('Tracing.dataCollected', (d: { value: object[] }) => void events.push(...(d.value as never[])))
+    await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['toplevel', '__metadata', 'devtools.timeline', 'v8', 'blink', 'IndexedDB'], recordMode: 'recordContinuously' }, transferMode: 'ReportEvents' })
+  }
+  await cdp.send('Network.enable')
+  const frames: { t: number; dir: 'out' | 'in'; data: string }[] = []
+  cdp.on('Network.webSocketFrameSent', (e) => frames.push({ t: e.timestamp * 1000, dir: 'out', data: e.response.payloadData }))
+  cdp.on('Network.webSocketFrameReceived', (e) => frames.push({ t: e.timestamp * 1000, dir: 'in', data: e.response.payloadData }))
+  // The page's and its workers' console (timings printed while investigating).
+  if (process.env.PROFILE_CONSOLE) page.on('console', (m) => console.log(`console: ${m.text()}`))
+  const started = performance.now()
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: 600_000 })
+  const syncedMs = performance.now() - started
+  let tasks = { busyMs: 0, tasks: 0, longestMs: 0, over50: 0 }
+  if (process.env.PROFILE_TRACE) {
+    const complete = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()))
+    await cdp.send('Tracing.end')
+    await complete
+    const main = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`))
+    const byName = new Map<string, number>()
+    for (const e of events) if (e.ph === 'X' && e.dur !== undefined && main.has(`${e.pid}:${e.tid}`)) byName.set(e.name, (byName.get(e.name) ?? 0) + e.dur / 1000)
+    console.log([...byName].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([k, v]) => `  ${v.toFixed(0).padStart(7)} ms (inclusive)  ${k}`).join('\n'))
+  } else tasks = await trace.stop()
+  const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: Profile }
+  if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile))
+  if (process.env.PROFILE_FRAMES) {
+    const t0 = frames[0]?.t ?? 0
+    const sent = new Map<number, { t: number; what: string }>()
+    for (const f of frames) {
+      const head = f.data.slice(0, 300)
+      const id = Number(/"id":(\d+)/.exec(head)?.[1])
+      if (f.dir === 'out') {
+        const what = /"operation":"([^"]+)"/.exec(head)?.[1] ?? /"channel":"([^"]+)"/.exec(head)?.[1] ?? head.slice(0, 60)
+        sent.set(id, { t: f.t, what })
+        console.log(`${(f.t - t0).toFixed(0).padStart(6)} -> ${id} ${what}`)
+      } else if (/"type":"result"/.test(head)) {
+        const s = sent.get(id)
+        console.log(`${(f.t - t0).toFixed(0).padStart(6)} <- ${id} ${s?.what ?? ''} ${s ? (f.t - s.t).toFixed(0) : ''} ms, ${(f.data.length / 1024).toFixed(0)} KB`)
+      } else if (/"type":"event"/.test(head)) console.log(`${(f.t - t0).toFixed(0).padStart(6)} <- event ${/"event":"([^"]+)"/.exec(head)?.[1]}`)
+    }
+  }
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const self = new Map<number, number>()
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + profile.timeDeltas[i] / 1000))
+  const byFunction = new Map<string, number>()
+  const byFile = new Map<string, number>()
+  let total = 0
+  for (const [id, ms] of self) {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame
+    const file = url.replace(/^.*\//, '') || functionName
+    if (functionName === '(idle)') continue
+    total += ms
+    byFunction.set(`${functionName || '(anonymous)'} ${file}:${lineNumber}`, (byFunction.get(`${functionName || '(anonymous)'} ${file}:${lineNumber}`) ?? 0) + ms)
+    byFile.set(file, (byFile.get(file) ?? 0) + ms)
+  }
+  const top = (map: Map<string, number>, n: number) =>
+    [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${v.toFixed(0).padStart(6)} ms  ${k}`).join('\n')
+  console.log(`sign-in to synced ${(syncedMs / 1000).toFixed(1)} s; main thread busy ${(tasks.busyMs / 1000).toFixed(1)} s in ${tasks.tasks} tasks, longest ${tasks.longestMs.toFixed(0)} ms, ${tasks.over50} of 50 ms or more; sampled (not idle) ${(total / 1000).toFixed(1)} s`)
+  console.log(`by file:\n${top(byFile, 15)}\nby function:\n${top(byFunction, 40)}`)
+} finally {
+  await context.close()
+  await app.close()
+  await bench.close()
+  rmSync(folder, { recursive: true, force: true })
+}
