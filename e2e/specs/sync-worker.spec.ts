@@ -11,7 +11,7 @@ const synced = /^Synced (just now|\d)/
 test('a bootstrap runs in the worker while the epic list is painted, scrolled and searched', async ({ service, outpost }) => {
   const page = await outpost.open()
   // Each answer a little late: the bootstrap lasts long enough to use the window meanwhile.
-  service.running.setFaults({ latencyMs: 250 })
+  service.running.setFaults({ latencyMs: 400 })
   await signIn(page, service)
   await expect.poll(() => page.workers().some((worker) => /\/assets\/worker-[^/]*\.js$/.test(worker.url()))).toBe(true)
 

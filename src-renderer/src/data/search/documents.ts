@@ -101,12 +101,20 @@ export function entityState(
 
 /** Reads the current state of some entities of one kind (server row + overlay row). */
 export async function readEntities(db: OutpostDb, kind: SearchKind, ids: readonly EntityId[]): Promise<EntityState[]> {
+  const [rows, overlays] = await readRows(db, kind, ids)
+  return ids.map((id, i) => entityState(kind, id, rows[i], overlays[i]))
+}
+
+/**
+ * The cached rows and overlay rows of `ids`, as read (for entityState): a caller that slices its work makes
+ * the states one by one (100 docs' markdown made text at once is a long task).
+ */
+export function readRows(db: OutpostDb, kind: SearchKind, ids: readonly EntityId[]): Promise<[(Record<string, unknown> | undefined)[], (OverlayRow | undefined)[]]> {
   const table = db.table(TABLE_OF[kind])
-  const [rows, overlays] = await db.transaction('r', [table, db.overlay], () =>
+  return db.transaction('r', [table, db.overlay], () =>
     Promise.all([
       table.bulkGet(ids as EntityId[]) as Promise<(Record<string, unknown> | undefined)[]>,
       db.overlay.bulkGet(ids.map((id) => [kind, String(id)] as [EntityKind, string])),
     ]),
   )
-  return ids.map((id, i) => entityState(kind, id, rows[i], overlays[i]))
 }

@@ -17,13 +17,14 @@ import {
   documentKey,
   entityState,
   isSearchKind,
-  readEntities,
+  readRows,
   type EntityState,
   type SearchDocument,
   type SearchKind,
 } from './documents.ts'
 import { emptyChangeSet, isEmpty, mergeChanges, parseOverlayKey, watchChanges, type ChangeSet } from './changes.ts'
 import { Slicer } from './slices.ts'
+import { yieldToEventLoop } from '../../lib/yield.ts'
 import { isBodyTerm, isStopWord, normaliseTerm, snippet, terms, tokenize } from './text.ts'
 
 export type { SearchKind } from './documents.ts'
@@ -105,6 +106,8 @@ const ARCHIVED_FACTOR = 0.5
 /** Rows read per IndexedDB request while building; docs are ~10 KB each (markdown + HTML). */
 const BUILD_PAGE: Record<SearchKind, number> = { epic: 500, doc: 50, file: 500, linkedFile: 500, comment: 500 }
 const REFRESH_BATCH = 100
+/** Rows a rescan compares between two turns of the event loop. */
+const RESCAN_SLICE = 2_000
 /** See SearchOptions.startDelayMs. */
 const WINDOW_START_DELAY_MS = 1_000
 /** Work for idle time is done by then even if the window never idles. */
@@ -317,6 +320,8 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     const changed: EntityId[] = []
     const seen = new Set<string>()
     for (let i = 0; i < ids.length; i++) {
+      // 10,000 epics compared at once would be a task of their own; a turn of the event loop now and then.
+      if (i > 0 && i % RESCAN_SLICE === 0) await yieldToEventLoop()
       const id = ids[i] as EntityId
       const key = documentKey(kind, id)
       seen.add(key)
@@ -370,10 +375,11 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     for (const [kind, ids] of work) {
       const all = [...ids]
       for (let i = 0; i < all.length; i += REFRESH_BATCH) {
-        const states = await slicer.wait(readEntities(db, kind, all.slice(i, i + REFRESH_BATCH)))
+        const ids = all.slice(i, i + REFRESH_BATCH)
+        const [rows, overlays] = await slicer.wait(readRows(db, kind, ids))
         if (disposed) return
-        for (const state of states) {
-          apply(state)
+        for (let j = 0; j < ids.length; j++) {
+          apply(entityState(kind, ids[j], rows[j], overlays[j]))
           if (slicer.spent) await slicer.pause()
         }
       }
