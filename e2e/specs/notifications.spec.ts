@@ -64,8 +64,11 @@ test('someone else’s changes and mentions notify, once a batch, and open the e
   expect(first.title).toBe(`“${target.name} (renamed)” changed`)
   expect(first.body).toContain(`Renamed from “${target.name}”`)
   expect(first.body).toContain(`→ ${done.name}`)
+  await expect(page.getByRole('button', { name: 'Notifications' })).toContainText('1')
   await page.evaluate(() => (window as unknown as { __click: () => void }).__click())
   await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue(`${target.name} (renamed)`)
+  // Opened, it is seen: no unread count left.
+  await expect(page.getByRole('button', { name: 'Notifications' })).not.toContainText(/\d/)
 
   // Three at once: one notification that says three.
   for (const e of epics.slice(1, 4)) await service.v3(service.tokens.member).put(`/epics/${e.id}`, { deadline: '2027-01-15T12:00:00Z' })

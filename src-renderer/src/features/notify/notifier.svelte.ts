@@ -86,6 +86,14 @@ export class Notifier {
     this.keep()
   }
 
+  /** The item was looked at: its notifications are read. */
+  markItemRead(kind: 'epic' | 'doc', id: string | number): void {
+    const link = itemLink(this.options.workspace, kind, id)
+    if (!this.recent.some((n) => !n.read && n.link === link)) return
+    this.recent = this.recent.map((n) => (n.link === link && !n.read ? { ...n, read: true } : n))
+    this.keep()
+  }
+
   /** Follows the cache until the returned function is called. */
   start(): () => void {
     const { data, db } = this.options
