@@ -2,60 +2,25 @@
 // so tests place the records they need straight into the store.
 import type { RunningService } from '../src-server/index.ts'
 import type { MemberRecord } from '../src-server/resources/members/member.ts'
-import { branches, pullRequests, stories, type BranchRecord, type PullRequestRecord, type StoryRecord, type WorkflowRecord } from '../src-server/resources/stories/story.ts'
+import { branches, newStory, pullRequests, stories, type BranchRecord, type PullRequestRecord, type StoryRecord, type WorkflowRecord } from '../src-server/resources/stories/story.ts'
 
 export function insertStory(service: RunningService, fields: Partial<StoryRecord> = {}): StoryRecord {
   const ctx = service.ctx
   const workflow = ctx.col<WorkflowRecord>('workflow').all()[0]
   const member = ctx.col<MemberRecord>('member').all()[0]
   const now = ctx.now()
-  const story: StoryRecord = {
+  const story = newStory({
     id: ctx.nextId(),
     name: 'A test story',
     description: 'What the test needs.',
-    story_type: 'feature',
-    archived: false,
-    blocked: false,
-    blocker: false,
-    started: false,
-    started_at: null,
-    started_at_override: null,
-    completed: false,
-    completed_at: null,
-    completed_at_override: null,
-    moved_at: null,
-    deadline: null,
-    estimate: null,
-    external_id: null,
-    external_links: [],
-    epic_id: null,
-    group_id: null,
-    iteration_id: null,
-    previous_iteration_ids: [],
-    project_id: null,
     workflow_id: workflow.id,
     workflow_state_id: workflow.default_state_id,
-    label_ids: [],
-    owner_ids: [],
-    follower_ids: [],
     requested_by_id: member.id,
-    custom_fields: [],
-    comment_ids: [],
-    task_ids: [],
-    num_tasks_completed: 0,
-    member_mention_ids: [],
-    group_mention_ids: [],
-    mention_ids: [],
-    parent_story_id: null,
-    sub_task_story_ids: [],
-    story_links: [],
-    story_template_id: null,
-    unresolved_blocker_comments: [],
     position: 1,
     created_at: now,
     updated_at: now,
     ...fields,
-  }
+  })
   return ctx.tx(() => stories(ctx).insert(story))
 }
 

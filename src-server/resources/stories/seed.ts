@@ -8,6 +8,7 @@ import type { CustomFieldRecord } from '../custom-fields/field.ts'
 import type { MemberRecord } from '../members/member.ts'
 import {
   branches,
+  newStory,
   pullRequests,
   stories,
   type IterationRecord,
@@ -215,29 +216,23 @@ export function seedStoryGraph({ ctx, plan, random }: SeedContext): void {
     const owner = random.pick(people)
     const epicId = epicIds.length > 0 && (plan.demo ? random.chance(0.75) : true) ? random.pick(epicIds) : null
     const iteration = state.type === 'backlog' ? null : random.pick(iterations)
-    const story: StoryRecord = {
+    const story = newStory({
       id: ctx.nextId(),
       name,
       description: plan.demo ? DEMO_DESCRIPTION(name) : '',
       story_type: storyType,
       archived: state.type === 'done' && random.chance(0.15),
-      blocked: false,
-      blocker: false,
       started: started !== null,
       started_at: started === null ? null : iso(started),
-      started_at_override: null,
       completed: completed !== null,
       completed_at: completed === null ? null : iso(completed),
-      completed_at_override: null,
       moved_at: moved === null ? null : iso(moved),
       deadline: random.chance(0.2) ? iso(now + random.int(1, 40) * 86_400_000) : null,
       estimate: random.pick([null, 1, 2, 3, 5, 8]),
-      external_id: null,
       external_links: random.chance(0.25) ? [`https://github.com/outpost/outpost-app/issues/${random.int(100, 999)}`] : [],
       epic_id: epicId,
       group_id: teamIds.length > 0 && random.chance(0.85) ? String(random.pick(teamIds)) : null,
       iteration_id: iteration?.id ?? null,
-      previous_iteration_ids: [],
       project_id: random.pick(projects).id,
       workflow_id: workflow.id,
       workflow_state_id: state.id,
@@ -249,21 +244,11 @@ export function seedStoryGraph({ ctx, plan, random }: SeedContext): void {
         const enabled = f.values.filter((v) => v.enabled)
         return enabled.length > 0 && random.chance(0.5) ? [{ field_id: f.id, value_id: random.pick(enabled).id }] : []
       }),
-      comment_ids: [],
-      task_ids: [],
-      num_tasks_completed: 0,
-      member_mention_ids: [],
-      group_mention_ids: [],
-      mention_ids: [],
-      parent_story_id: null,
-      sub_task_story_ids: [],
-      story_links: [],
       story_template_id: templateIds.length > 0 && random.chance(0.2) ? random.pick(templateIds) : null,
-      unresolved_blocker_comments: [],
       position: (i + 1) * 1024,
       created_at: iso(created),
       updated_at: iso(updated),
-    }
+    })
     made.push(story)
   }
 
@@ -363,52 +348,31 @@ function demoEpicStories(
       const updated = Math.max(created, completed ?? started ?? created)
       const owner = random.pick(people)
       const name = `${step} for ${epic.name.charAt(0).toLowerCase()}${epic.name.slice(1)}`
-      out.push({
-        id: ctx.nextId(),
-        name,
-        description: DEMO_DESCRIPTION(name),
-        story_type: storyType,
-        archived: false,
-        blocked: false,
-        blocker: false,
-        started: started !== null,
-        started_at: started === null ? null : iso(started),
-        started_at_override: null,
-        completed: completed !== null,
-        completed_at: completed === null ? null : iso(completed),
-        completed_at_override: null,
-        moved_at: completed === null && started === null ? null : iso(completed ?? started!),
-        deadline: null,
-        estimate: random.pick([null, 1, 2, 3, 5, 8]),
-        external_id: null,
-        external_links: [],
-        epic_id: epicId,
-        group_id: null,
-        iteration_id: state.type === 'backlog' ? null : random.pick(iterations).id,
-        previous_iteration_ids: [],
-        project_id: random.pick(projects).id,
-        workflow_id: state.workflow_id,
-        workflow_state_id: state.id,
-        label_ids: [],
-        owner_ids: random.chance(0.85) ? [owner.id] : [],
-        follower_ids: [owner.id],
-        requested_by_id: random.pick(people).id,
-        custom_fields: [],
-        comment_ids: [],
-        task_ids: [],
-        num_tasks_completed: 0,
-        member_mention_ids: [],
-        group_mention_ids: [],
-        mention_ids: [],
-        parent_story_id: null,
-        sub_task_story_ids: [],
-        story_links: [],
-        story_template_id: null,
-        unresolved_blocker_comments: [],
-        position: (already + out.length + 1) * 1024,
-        created_at: iso(created),
-        updated_at: iso(updated),
-      })
+      out.push(
+        newStory({
+          id: ctx.nextId(),
+          name,
+          description: DEMO_DESCRIPTION(name),
+          story_type: storyType,
+          started: started !== null,
+          started_at: started === null ? null : iso(started),
+          completed: completed !== null,
+          completed_at: completed === null ? null : iso(completed),
+          moved_at: completed === null && started === null ? null : iso(completed ?? started!),
+          estimate: random.pick([null, 1, 2, 3, 5, 8]),
+          epic_id: epicId,
+          iteration_id: state.type === 'backlog' ? null : random.pick(iterations).id,
+          project_id: random.pick(projects).id,
+          workflow_id: state.workflow_id,
+          workflow_state_id: state.id,
+          owner_ids: random.chance(0.85) ? [owner.id] : [],
+          follower_ids: [owner.id],
+          requested_by_id: random.pick(people).id,
+          position: (already + out.length + 1) * 1024,
+          created_at: iso(created),
+          updated_at: iso(updated),
+        }),
+      )
     }
   }
   return out

@@ -166,6 +166,51 @@ export interface PullRequestRecord {
 export const STORY_FIELDS = Object.keys(StoryV4.properties)
 
 export const stories = (ctx: ServiceContext) => ctx.col<StoryRecord>('story')
+
+/** What a story is made of: the given fields over those of a new story nobody has touched (not started, no links, no tasks). */
+export function newStory(
+  fields: Pick<StoryRecord, 'id' | 'name' | 'workflow_id' | 'workflow_state_id' | 'requested_by_id' | 'position' | 'created_at' | 'updated_at'> & Partial<StoryRecord>,
+): StoryRecord {
+  return {
+    description: '',
+    story_type: 'feature',
+    archived: false,
+    blocked: false,
+    blocker: false,
+    started: false,
+    started_at: null,
+    started_at_override: null,
+    completed: false,
+    completed_at: null,
+    completed_at_override: null,
+    moved_at: null,
+    deadline: null,
+    estimate: null,
+    external_id: null,
+    external_links: [],
+    epic_id: null,
+    group_id: null,
+    iteration_id: null,
+    previous_iteration_ids: [],
+    project_id: null,
+    label_ids: [],
+    owner_ids: [],
+    follower_ids: [],
+    custom_fields: [],
+    comment_ids: [],
+    task_ids: [],
+    num_tasks_completed: 0,
+    member_mention_ids: [],
+    group_mention_ids: [],
+    mention_ids: [],
+    parent_story_id: null,
+    sub_task_story_ids: [],
+    story_links: [],
+    story_template_id: null,
+    unresolved_blocker_comments: [],
+    ...fields,
+  }
+}
 export const branches = (ctx: ServiceContext) => ctx.col<BranchRecord>('branch')
 export const pullRequests = (ctx: ServiceContext) => ctx.col<PullRequestRecord>('pull_request')
 export const workflowStates = (ctx: ServiceContext) => ctx.col<WorkflowStateRecord>('workflow_state')
