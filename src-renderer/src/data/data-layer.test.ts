@@ -5,7 +5,7 @@
 // (as every browser does); the databases here still use their own factory.
 import 'fake-indexeddb/auto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { liveQuery } from 'dexie'
+import Dexie, { liveQuery } from 'dexie'
 import type { EventChannel, EventOf } from '../../../src-shared/ipc.ts'
 import { startDataLayer, syncStatus, type BridgeEvents, type SyncStatus } from './data-layer.ts'
 import type { OutpostDb } from './db.ts'
@@ -88,12 +88,38 @@ describe('the data layer', () => {
     expect(order).toEqual(['replay', 'replayed', 'sync'])
     expect(done).toMatchObject({ state: 'idle', lastSyncedAt: 42_000, bootstrapped: true, error: null, progress: null })
     expect(transport.counted.total()).toBe(bootstrapFloor(world.service))
-    // The UI saw the run: syncing, with progress of the kinds as they came.
+    // The UI saw the run: syncing, with its progress (the latest, at a pace: see below).
     expect(status.seen.some((s) => s.state === 'syncing')).toBe(true)
-    expect(status.seen.some((s) => s.progress?.kind === 'epics' && s.progress.phase === 'bootstrap')).toBe(true)
+    expect(status.seen.some((s) => s.progress?.phase === 'bootstrap')).toBe(true)
     status.stop()
     await engine.stop()
     expect(bridge.listeners()).toBe(0)
+  })
+
+  it('writes a run\'s progress at most every 250 ms, and none after the run has ended', async () => {
+    const db = world.openDb('progress-pace')
+    const writes: { at: number; value: Partial<SyncStatus> }[] = []
+    const note = (row: { key: string; value: unknown }) => {
+      if (row.key === 'sync.status') writes.push({ at: performance.now(), value: row.value as Partial<SyncStatus> })
+    }
+    db.meta.hook('creating', (_key, row) => note(row))
+    db.meta.hook('updating', (changes, _key, row) => {
+      // The changes are key paths ('value.progress') over the row as it was.
+      const next = structuredClone(row)
+      for (const [path, value] of Object.entries(changes as object)) Dexie.setByKeyPath(next, path, value)
+      note(next)
+    })
+    let pages = 0
+    const transport = countingTransport(world.transport, () => void pages++)
+    const engine = startDataLayer({ db, transport, clock: () => 7_000, sync: { fileBudgetBytes: 0, pageSize: 25 } })
+    expect(await engine.sync()).not.toBeNull()
+    await engine.stop()
+    const withProgress = writes.filter((w) => w.value.progress)
+    // Each request of the run reported progress; far fewer reports were written, each the latest then.
+    expect(pages).toBeGreaterThan(15)
+    expect(withProgress.length).toBeLessThan(pages / 2)
+    for (let i = 1; i < withProgress.length; i++) expect(withProgress[i].at - withProgress[i - 1].at).toBeGreaterThanOrEqual(240)
+    expect(writes.at(-1)!.value).toMatchObject({ state: 'idle', progress: null, lastSyncedAt: 7_000 })
   })
 
   it('two engines (two windows) on one database never sync at once', async () => {
@@ -202,7 +228,8 @@ describe('the data layer', () => {
     const resumed = countingTransport(world.transport)
     const next = startDataLayer({ db, transport: resumed, sync: { fileBudgetBytes: 0 } })
     await next.sync()
-    expect(resumed.counted.total()).toBe(bootstrapFloor(world.service) - 9)
+    // What was not stored, and the epic list again (the positions of the epics still to come).
+    expect(resumed.counted.total()).toBe(bootstrapFloor(world.service) - 9 + 1)
     await next.stop()
   })
 })

@@ -51,6 +51,9 @@ export interface SyncStatus {
   error: { message: string; kind: string; status?: number; kinds?: SyncKind[] } | null
 }
 
+/** How often a sync's progress is written to the status, at most (a status bar needs no more). */
+const PROGRESS_EVERY_MS = 250
+
 export const IDLE_STATUS: SyncStatus = { state: 'idle', phase: null, progress: null, lastSyncedAt: null, bootstrapped: false, error: null }
 
 /** The engine's status (liveQuery-friendly: one read of `meta`). */
@@ -108,19 +111,42 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
   let stopped = false
 
   // Status writes go one after another, so the last one written is the last one made.
-  let writes: Promise<unknown> = Promise.resolve()
-  const setStatus = (patch: Partial<SyncStatus>): Promise<void> => {
-    const write = writes.then(async () => {
-      // A database closed under the engine (window closing, account removed) takes no more status.
-      if (db.hasBeenClosed()) return
-      await db.transaction('rw', db.meta, async () => {
-        const current = await syncStatus(db)
-        await db.meta.put({ key: SYNC_STATUS_KEY, value: { ...current, ...patch } })
+  let writes: Promise<void> = Promise.resolve()
+  const writeStatus = (patch: Partial<SyncStatus>): Promise<void> => {
+    const written = writes
+      .then(async () => {
+        // A database closed under the engine (window closing, account removed) takes no more status.
+        if (db.hasBeenClosed()) return
+        await db.transaction('rw', db.meta, async () => {
+          const current = await syncStatus(db)
+          await db.meta.put({ key: SYNC_STATUS_KEY, value: { ...current, ...patch } })
+        })
       })
-    })
-    writes = write.catch(() => undefined)
-    return write.catch(() => undefined)
+      .catch(() => undefined)
+    writes = written
+    return written
   }
+  // Progress (a report a sync page: 130 in a bootstrap) is written at most every PROGRESS_EVERY_MS,
+  // the latest report each time; any other status write takes the one waiting with it, before its own.
+  let progress: { latest: SyncProgress; timer: ReturnType<typeof setTimeout> } | null = null
+  let progressWrittenAt = -Infinity
+  const takeProgress = (): Partial<SyncStatus> => {
+    if (!progress) return {}
+    clearTimeout(progress.timer)
+    const { latest } = progress
+    progress = null
+    progressWrittenAt = performance.now()
+    return { progress: latest, phase: latest.phase }
+  }
+  const reportProgress = (latest: SyncProgress): void => {
+    if (progress) {
+      progress.latest = latest
+      return
+    }
+    const wait = Math.max(0, progressWrittenAt + PROGRESS_EVERY_MS - performance.now())
+    progress = { latest, timer: setTimeout(() => void writeStatus(takeProgress()), wait) }
+  }
+  const setStatus = (patch: Partial<SyncStatus>): Promise<void> => writeStatus({ ...takeProgress(), ...patch })
 
   // Rows that are not what Outpost wrote are skipped everywhere; the list of them is made once per start.
   const checked = reportCacheProblems(db, clock()).catch(() => [])
@@ -133,7 +159,7 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     clock,
     lock: options.lock,
     options: options.sync,
-    onProgress: (progress) => void setStatus({ progress, phase: progress.phase }),
+    onProgress: reportProgress,
   })
 
   let replaying: Promise<void> | null = null
@@ -237,6 +263,9 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
       for (const off of unsubscribe) off?.()
       controller.abort(new DOMException('The data layer was stopped.', 'AbortError'))
       await Promise.allSettled([current, next, replaying, checked, swept])
+      // Progress still waiting for its turn is of a run that is over.
+      if (progress) clearTimeout(progress.timer)
+      progress = null
       await writes
     },
   }

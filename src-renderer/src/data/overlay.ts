@@ -118,6 +118,33 @@ export const mergedEpics = (db: OutpostDb, options: { archived?: boolean } = {})
 export const mergedEpic = (db: OutpostDb, id: EntityId) => mergedOne<CachedEpic>(db, 'epic', id)
 
 /**
+ * Rows of a kind by their table keys, each with its overlay row, read in one transaction: the rows one
+ * request each, the kind's overlay rows (few: the changes not yet confirmed) in one.
+ */
+export function rowsWithOverlays(db: OutpostDb, kind: EntityKind, keys: readonly EntityId[]): Promise<[(Record<string, unknown> | undefined)[], (OverlayRow | undefined)[]]> {
+  const table = tableOf(db, kind) as Table<Record<string, unknown>, EntityId>
+  return db.transaction('r', [table, db.overlay], async () => {
+    const [rows, overlays] = await Promise.all([table.bulkGet(keys as EntityId[]), db.overlay.where(':id').between([kind], [kind, []]).toArray()])
+    const byId = new Map(overlays.map((o) => [o.id, o]))
+    return [rows, keys.map((key) => byId.get(String(key)))]
+  })
+}
+
+/**
+ * Some epics as the user sees them, by id (as the list keeps them: `String(id)`); undefined for one
+ * that is gone (deleted, or never there). What a whole read would show of them.
+ */
+export async function mergedEpicsById(db: OutpostDb, ids: string[]): Promise<Map<string, CachedEpic | undefined>> {
+  const [rows, overlays] = await rowsWithOverlays(db, 'epic', ids.map((id) => tableKey('epic', id) as EntityId))
+  return new Map(
+    ids.map((id, i) => {
+      const row = rows[i] as CachedEpic | undefined
+      return [id, applyOverlay(row === undefined || rowProblem('epic', row) ? undefined : row, overlays[i])]
+    }),
+  )
+}
+
+/**
  * The `count` most recently updated epics as the user sees them, with those
  * created here: what the epic list's first screen shows while all of them
  * (10,000) are read. An old epic edited here may be missing until then.

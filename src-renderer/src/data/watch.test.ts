@@ -4,10 +4,11 @@
 import 'fake-indexeddb/auto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { OutpostDb } from './db.ts'
-import { mergedEpics, readInPages } from './overlay.ts'
+import { mergedEpics, mergedEpicsById, readInPages } from './overlay.ts'
+import { epicIdsIn, newestOrder, replaceInOrder } from './epic-order.ts'
 import { cachedEpic } from '../../../testing/cached-rows.ts'
 import type { CachedEpic } from './types.ts'
-import { watchTables } from './watch.ts'
+import { watchTables, type ChangedKeys } from './watch.ts'
 
 const epic = (id: number, name = `Epic ${id}`) => cachedEpic(id, { name })
 
@@ -123,6 +124,90 @@ describe('a watched list', () => {
     await quiet(50)
     expect(answers).toEqual([])
     expect(errors).toEqual([new Error('disk gone')])
+  })
+})
+
+/** The epic list as the window keeps it: read whole once, then only the epics each commit names. */
+function watchEpicsByKeys() {
+  let list: CachedEpic[] = []
+  const updates: ChangedKeys[] = []
+  let wholeReads = 0
+  const answers: CachedEpic[][] = []
+  const errors: unknown[] = []
+  const whole = async () => (await mergedEpics(db)).sort(newestOrder)
+  stop = watchTables(
+    db,
+    [{ table: 'epics' }, { table: 'overlay', keys: { from: ['epic'], to: ['epic', []] } }],
+    async () => {
+      wholeReads++
+      return (list = await whole())
+    },
+    { next: (v) => answers.push(v), error: (e) => errors.push(e) },
+    async (changed) => {
+      updates.push(changed)
+      return (list = replaceInOrder(list, await mergedEpicsById(db, epicIdsIn(changed))))
+    },
+  )
+  /** The last answer once it is what a whole read gives now (or, after 5 s, whatever it is), and that whole read. */
+  const settled = async () => {
+    const until = Date.now() + 5_000
+    for (;;) {
+      const last = answers.at(-1)
+      const now = await whole()
+      if (Date.now() > until || (last !== undefined && JSON.stringify(last) === JSON.stringify(now))) return { last: last!, whole: now }
+      await quiet(20)
+    }
+  }
+  return { updates, errors, wholeReads: () => wholeReads, settled }
+}
+
+/** An epic created here, as its overlay row holds it. */
+const localEpic = (id: string, updatedAt: string): Record<string, unknown> => ({ ...cachedEpic(0, { updated_at: updatedAt }), id, name: `New ${id}` })
+
+const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 0, minute)).toISOString()
+
+describe('a watched list that takes in only what changed', () => {
+  it('reads only the epics a commit names, and shows what a whole read would, in the same order', async () => {
+    await db.epics.bulkPut(Array.from({ length: 300 }, (_, i) => cachedEpic(i + 1, { updated_at: at(i % 7) })))
+    const w = watchEpicsByKeys()
+    let now = await w.settled()
+    expect(now.last).toEqual(now.whole)
+    expect(w.wholeReads()).toBe(1)
+
+    // A sync page of 100, written as the sync writes one (sync/cache.ts): in writes Dexie names the keys of.
+    const page = Array.from({ length: 100 }, (_, i) => cachedEpic(i * 3 + 1, { name: `Page ${i}`, updated_at: at(10 + (i % 4)) }))
+    await db.transaction('rw', db.epics, () => Promise.all([db.epics.bulkPut(page.slice(0, 49)), db.epics.bulkPut(page.slice(49, 98)), db.epics.bulkPut(page.slice(98))]))
+    now = await w.settled()
+    expect(now.last).toEqual(now.whole)
+    expect(new Set(w.updates.flatMap((u) => u.get('epics') ?? [])).size).toBe(100)
+
+    // Equal times keep key order; an edit here, an epic created here, one deleted here, one deleted on the service.
+    await db.epics.put(cachedEpic(500, { updated_at: at(3) }))
+    await db.overlay.put({ kind: 'epic', id: '2', patch: { name: 'Edited offline' }, created: false, deleted: false, updatedAt: 1 })
+    await db.overlay.put({ kind: 'epic', id: 'local:b', patch: localEpic('local:b', at(3)), created: true, deleted: false, updatedAt: 1 })
+    await db.overlay.put({ kind: 'epic', id: 'local:a', patch: localEpic('local:a', at(3)), created: true, deleted: false, updatedAt: 1 })
+    await db.overlay.put({ kind: 'epic', id: '5', patch: {}, created: false, deleted: true, updatedAt: 1 })
+    await db.epics.delete(9)
+    // Another kind's overlay is none of the list's business.
+    await db.overlay.put({ kind: 'doc', id: 'd1', patch: { title: 'x' }, created: false, deleted: false, updatedAt: 1 })
+    now = await w.settled()
+    expect(now.last).toEqual(now.whole)
+    expect(now.last.find((e) => e.id === 2)?.name).toBe('Edited offline')
+    expect(now.last.some((e) => e.id === 5 || e.id === 9)).toBe(false)
+    expect(w.wholeReads()).toBe(1)
+    expect(w.updates.flatMap((u) => u.get('overlay') ?? [])).not.toContainEqual(['doc', 'd1'])
+    expect(w.errors).toEqual([])
+  })
+
+  it('reads whole again after a change that names no keys (a table cleared)', async () => {
+    await db.epics.bulkPut([cachedEpic(1), cachedEpic(2)])
+    const w = watchEpicsByKeys()
+    await w.settled()
+    await db.epics.clear()
+    await db.epics.put(cachedEpic(3))
+    const now = await w.settled()
+    expect(now.last.map((e) => e.id)).toEqual([3])
+    expect(w.wholeReads()).toBe(2)
   })
 })
 

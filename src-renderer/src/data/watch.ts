@@ -10,8 +10,13 @@
 // every commit of the burst is still in the read that follows it. A read is
 // never discarded: its answer is delivered, and one more read follows when
 // something changed meanwhile.
+//
+// A reader that can take in only what changed (`update`) is handed the keys
+// each commit named, after its first whole read: a sync page of 100 epics is
+// then 100 rows read again, not 10,000. A change that names no keys (a range
+// deleted, a table cleared, Dexie's "everything") makes the next read whole.
 import { yieldToEventLoop } from '../lib/yield.ts'
-import Dexie, { rangesOverlap, RangeSet, type IndexableType, type ObservabilitySet } from 'dexie'
+import Dexie, { cmp, rangesOverlap, RangeSet, type IndexableType, type IntervalTree, type ObservabilitySet } from 'dexie'
 
 /** Waiting PACE times a read's duration before the next keeps reads under 1 / (PACE + 1) of the time. */
 const PACE = 4
@@ -28,10 +33,36 @@ export interface WatchObserver<T> {
   error(error: unknown): void
 }
 
-/** Reads now, then again after changes to what `watched` names, until the returned function is called. */
-export function watchTables<T>(db: Dexie, watched: Watched[], read: () => Promise<T>, observer: WatchObserver<T>): () => void {
+/** The primary keys written or deleted in each watched table (by its name) since the last read. */
+export type ChangedKeys = Map<string, IndexableType[]>
+
+/** The single keys of a range set, or null if it holds a real range (many unnamed keys). */
+export function pointKeys(tree: IntervalTree): IndexableType[] | null {
+  const keys: IndexableType[] = []
+  // Events from other windows arrive structured-cloned: RangeSet() gives them back their iterator.
+  for (const node of RangeSet(tree)) {
+    if (cmp(node.from, node.to) !== 0) return null
+    keys.push(node.from)
+  }
+  return keys
+}
+
+/**
+ * Reads now, then again after changes to what `watched` names, until the returned function is called.
+ * With `update`, a read after the first is `update(keys)` when every change since named its keys.
+ */
+export function watchTables<T>(
+  db: Dexie,
+  watched: Watched[],
+  read: () => Promise<T>,
+  observer: WatchObserver<T>,
+  update?: (changed: ChangedKeys) => Promise<T>,
+): () => void {
   const parts = watched.map((w) => ({
+    table: w.table,
     part: `idb://${db.name}/${w.table}/`,
+    from: w.keys?.from,
+    to: w.keys?.to,
     keys: w.keys ? new RangeSet(w.keys.from, w.keys.to) : undefined,
   }))
   let closed = false
@@ -40,12 +71,33 @@ export function watchTables<T>(db: Dexie, watched: Watched[], read: () => Promis
   let timer: ReturnType<typeof setTimeout> | undefined
   let lastEnd = -Infinity
   let lastDuration = 0
+  // What changed since the last read began: keys by table, or null for "read it all".
+  let changedKeys: ChangedKeys | null = null
 
-  const changed = (mutated: ObservabilitySet) =>
-    parts.some(({ part, keys }) => {
+  /** Notes what a commit changed of ours; false when nothing. */
+  const note = (mutated: ObservabilitySet): boolean => {
+    if (mutated.all !== undefined) {
+      changedKeys = null
+      return true
+    }
+    let touched = false
+    for (const { table, part, from, to, keys } of parts) {
       const tree = mutated[part]
-      return tree !== undefined && (keys === undefined || rangesOverlap(tree, keys))
-    })
+      if (tree === undefined || (keys !== undefined && !rangesOverlap(tree, keys))) continue
+      touched = true
+      if (changedKeys === null) continue
+      const points = pointKeys(tree)
+      if (points === null) {
+        changedKeys = null
+        continue
+      }
+      const inRange = from === undefined ? points : points.filter((k) => cmp(k, from) >= 0 && cmp(k, to) <= 0)
+      const list = changedKeys.get(table)
+      if (list) list.push(...inRange)
+      else changedKeys.set(table, inRange)
+    }
+    return touched
+  }
 
   const schedule = () => {
     if (closed || running || timer !== undefined || !dirty) return
@@ -58,9 +110,12 @@ export function watchTables<T>(db: Dexie, watched: Watched[], read: () => Promis
     if (closed) return
     running = true
     dirty = false
+    // The first read is whole; later ones take in what the commits since named, when they all did.
+    const changes = update ? changedKeys : null
+    changedKeys = new Map()
     const start = performance.now()
     try {
-      const value = await read()
+      const value = await (changes ? update!(changes) : read())
       // The read's last page is decoded and merged in one task; what the list then does with it
       // (sorting, filtering, rendering 10,000 epics) takes a task of its own.
       await yieldToEventLoop()
@@ -68,6 +123,8 @@ export function watchTables<T>(db: Dexie, watched: Watched[], read: () => Promis
     } catch (error) {
       // A database closed under the read (the workspace is closing) is not the list's error.
       if (!closed && !(error instanceof Dexie.DatabaseClosedError)) observer.error(error)
+      // What that read was to take in is read whole next time.
+      changedKeys = null
     } finally {
       running = false
       lastEnd = performance.now()
@@ -77,7 +134,7 @@ export function watchTables<T>(db: Dexie, watched: Watched[], read: () => Promis
   }
 
   const onMutated = (mutated: ObservabilitySet) => {
-    if (closed || !changed(mutated)) return
+    if (closed || !note(mutated)) return
     dirty = true
     schedule()
   }

@@ -7,16 +7,17 @@ import { createSubscriber } from 'svelte/reactivity'
 import type { OutpostDb } from '../data/db.ts'
 import { FIRST_SCREEN_EPICS, takeEarlyFirstScreen } from '../first-paint/early-cache.ts'
 import { readFirstScreen, saveFirstScreen } from '../first-paint/saved-rows.ts'
-import { watchTables, type Watched } from '../data/watch.ts'
+import { epicIdsIn, newestOrder, replaceInOrder } from '../data/epic-order.ts'
+import { watchTables, type ChangedKeys, type Watched } from '../data/watch.ts'
 import { afterNextFrame } from '../lib/frames.ts'
 import { yieldToEventLoop } from '../lib/yield.ts'
-import { compareText } from './epics/epic-filter.ts'
 import { byId, writeStatesOf, type WriteState } from './lookup.ts'
 import { syncStatus, type SyncStatus } from '../data/data-layer.ts'
 import {
   mergedCategories,
   mergedDocs,
   mergedEpics,
+  mergedEpicsById,
   mergedFiles,
   mergedLabels,
   mergedLinkedFiles,
@@ -57,13 +58,13 @@ const liveSource =
  * read starts once that screen is painted.
  */
 const watchedSource =
-  <T>(db: OutpostDb, watched: Watched[], read: () => Promise<T>, first: () => Promise<T>): Source<T> =>
+  <T>(db: OutpostDb, watched: Watched[], read: () => Promise<T>, first: () => Promise<T>, update?: (changed: ChangedKeys) => Promise<T>): Source<T> =>
   (observer) => {
     let stopped = false
     let stop: () => void = () => undefined
     const watch = () => {
       if (stopped) return
-      stop = watchTables(db, watched, read, observer)
+      stop = watchTables(db, watched, read, observer, update)
     }
     first().then(
       (value) => {
@@ -92,11 +93,18 @@ const SAVE_FIRST_SCREEN_AFTER_MS = 2_000
  * has been still for a moment, its first screen is saved for the next start.
  */
 function epicsSource(db: OutpostDb): Source<CachedEpic[]> {
+  // The last whole list, newest first: a commit that names its epics changes only those in it.
+  let list: CachedEpic[] = []
   const whole = watchedSource(
     db,
     [{ table: 'epics' }, { table: 'overlay', keys: { from: ['epic'], to: ['epic', []] } }],
-    () => mergedEpics(db).then(newestFirst),
+    async () => (list = await mergedEpics(db).then(newestFirst)),
     () => takeEarlyFirstScreen(db) ?? recentEpics(db, FIRST_SCREEN_EPICS),
+    async (changed) => {
+      const fresh = await mergedEpicsById(db, epicIdsIn(changed))
+      await yieldToEventLoop()
+      return (list = replaceInOrder(list, fresh))
+    },
   )
   return (observer) => {
     let saving: ReturnType<typeof setTimeout> | undefined
@@ -137,8 +145,9 @@ function epicsSource(db: OutpostDb): Source<CachedEpic[]> {
  */
 async function newestFirst(epics: CachedEpic[]): Promise<CachedEpic[]> {
   await yieldToEventLoop()
-  return epics.sort((a, b) => compareText(b.updated_at, a.updated_at))
+  return epics.sort(newestOrder)
 }
+
 
 export class Live<T> {
   #value = $state.raw<T | undefined>(undefined)

@@ -5,8 +5,9 @@
 // run, without them knowing about search. A write of fewer than 50 rows names
 // its keys; a bigger bulk write, a range delete or a clear only says "this
 // table changed", and the index then rescans that table (see search.ts).
-import Dexie, { RangeSet, cmp, type IndexableType, type IntervalTree, type ObservabilitySet } from 'dexie'
+import Dexie, { type ObservabilitySet } from 'dexie'
 import type { OutpostDb } from '../db.ts'
+import { pointKeys } from '../watch.ts'
 import type { EntityId } from '../types.ts'
 import { KIND_OF_TABLE, isSearchKind, type SearchKind } from './documents.ts'
 
@@ -77,17 +78,6 @@ export function overlayKey(kind: SearchKind, id: string): string {
 export function parseOverlayKey(key: string): [SearchKind, string] {
   const at = key.indexOf('\u0000')
   return [key.slice(0, at) as SearchKind, key.slice(at + 1)]
-}
-
-/** The single keys of a range set, or null if it holds a real range (many unnamed keys). */
-function pointKeys(tree: IntervalTree): IndexableType[] | null {
-  const keys: IndexableType[] = []
-  // Events from other windows arrive structured-cloned: RangeSet() gives them back their iterator.
-  for (const node of RangeSet(tree)) {
-    if (cmp(node.from, node.to) !== 0) return null
-    keys.push(node.from)
-  }
-  return keys
 }
 
 /** Calls `onChange` after each committed write that touched what search indexes. Returns the unsubscribe. */

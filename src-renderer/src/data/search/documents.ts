@@ -2,7 +2,7 @@
 // fields, merged with the overlay so offline creates and edits are findable
 // and offline deletions are not.
 import type { OutpostDb } from '../db.ts'
-import { applyOverlay } from '../overlay.ts'
+import { applyOverlay, rowsWithOverlays } from '../overlay.ts'
 import type { EntityId, EntityKind, OverlayRow } from '../types.ts'
 import { markdownText, terms } from './text.ts'
 
@@ -110,11 +110,5 @@ export async function readEntities(db: OutpostDb, kind: SearchKind, ids: readonl
  * the states one by one (100 docs' markdown made text at once is a long task).
  */
 export function readRows(db: OutpostDb, kind: SearchKind, ids: readonly EntityId[]): Promise<[(Record<string, unknown> | undefined)[], (OverlayRow | undefined)[]]> {
-  const table = db.table(TABLE_OF[kind])
-  return db.transaction('r', [table, db.overlay], () =>
-    Promise.all([
-      table.bulkGet(ids as EntityId[]) as Promise<(Record<string, unknown> | undefined)[]>,
-      db.overlay.bulkGet(ids.map((id) => [kind, String(id)] as [EntityKind, string])),
-    ]),
-  )
+  return rowsWithOverlays(db, kind, ids)
 }

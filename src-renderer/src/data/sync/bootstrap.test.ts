@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { v3 } from '../../../../testing/service.ts'
 import { createSyncer, isBootstrapped, SYNC_KINDS, type SyncProgress } from './index.ts'
-import { EPIC_LIST_V3_FIELDS, EPIC_V4_FIELDS, DOC_V4_FIELDS } from '../convert.ts'
+import { EPIC_V4_FIELDS, DOC_V4_FIELDS } from '../convert.ts'
 import { bootstrapFloor, countingTransport, pages, serviceCounts, startWorld, type World } from '../../../../testing/sync-kit.ts'
 
 let world: World | undefined
@@ -16,10 +16,14 @@ async function bootstrap(seed: NonNullable<Parameters<typeof startWorld>[0]>['se
   world = await startWorld({ seed })
   const db = world.openDb()
   const transport = countingTransport(world.transport)
+  // Every write of an epic row (a put of a new row or over one).
+  const epicWrites = { count: 0 }
+  db.epics.hook('creating', () => void epicWrites.count++)
+  db.epics.hook('updating', () => void epicWrites.count++)
   const progress: SyncProgress[] = []
   const syncer = createSyncer({ db, transport, clock: Date.now, options: { fileBudgetBytes: 0 }, onProgress: (p) => progress.push(p) })
   const report = await syncer.sync()
-  return { world, db, transport, progress, syncer, report }
+  return { world, db, transport, progress, syncer, report, epicWrites }
 }
 
 async function expectCacheMatchesService(w: World, db: ReturnType<World['openDb']>) {
@@ -89,9 +93,11 @@ describe('bootstrap', () => {
   })
 
   it('bootstraps a larger workspace in ceil(E/100) + ceil(D/100) + 10 requests, with fields', async () => {
-    const { world: w, db, transport, progress } = await bootstrap({ epics: 1200, docs: 250, files: 120 })
+    const { world: w, db, transport, progress, epicWrites } = await bootstrap({ epics: 1200, docs: 250, files: 120 })
     const c = serviceCounts(w.service)
     expect(c.epics).toBe(1200)
+    // Each epic is written once, whole, from its page (the v3 list gives only positions and progress).
+    expect(epicWrites.count).toBe(1200)
     expect(transport.counted.total()).toBe(pages(1200) + pages(250) + 10)
     expect(transport.counted.calls.get('epics.list')).toBe(12)
     expect(transport.counted.calls.get('documents.list')).toBe(3)
@@ -102,8 +108,8 @@ describe('bootstrap', () => {
       expect(request.query?.fields).toBe((operation === 'epics.list' ? EPIC_V4_FIELDS : DOC_V4_FIELDS).join(','))
       if (!request.query?.cursor) expect(request.query).toMatchObject({ limit: 100, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived' })
     }
-    // The epic list of a bootstrap carries only what the cache keeps of each epic, and its progress.
-    expect(transport.counted.log.find((l) => l.operation === 'epics.v3List')?.request.fields).toEqual(EPIC_LIST_V3_FIELDS)
+    // The epic list of a bootstrap carries only the positions and progress the v4 pages lack.
+    expect(transport.counted.log.find((l) => l.operation === 'epics.v3List')?.request.fields).toEqual(['id', 'position', 'stats'])
     // Epic pages report progress page by page.
     expect(progress.filter((p) => p.kind === 'epics').map((p) => p.done)).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200])
   })

@@ -6,7 +6,6 @@
 // - `overlay` and `outbox` are never touched: local, unconfirmed changes belong
 //   to the outbox, which reconciles them with what the server says.
 import type { Table } from 'dexie'
-import { yieldToEventLoop } from '../../lib/yield.ts'
 import type { OutpostDb } from '../db.ts'
 import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedEpicProgress, CachedHealth, EntityId } from '../types.ts'
 import type { KindCheckpoint } from './checkpoints.ts'
@@ -14,7 +13,6 @@ import {
   commentFromSlim,
   docFromV4,
   EPIC_POSITION_STEP,
-  epicFromV3,
   epicFromV4,
   healthFromSlim,
   progressFromStats,
@@ -84,15 +82,18 @@ async function putInSlices<T, Key, Insert>(table: Table<T, Key, Insert>, rows: r
   }
 }
 
-/** `items` converted, outside any transaction; in a window SLICE at a time, the event loop given a turn between slices. */
-async function convertInSlices<T, U>(items: readonly T[], convert: (item: T) => U): Promise<U[]> {
-  if (!SLICED) return items.map((item) => convert(item))
-  const out: U[] = []
-  for (let i = 0; i < items.length; i += SLICE) {
-    if (i > 0) await yieldToEventLoop()
-    for (const item of items.slice(i, i + SLICE)) out.push(convert(item))
-  }
-  return out
+/**
+ * Dexie's change events name the keys of a write of fewer than 50 rows, and say only "the table
+ * changed" of a bigger one. A sync page is written in writes of NAMED_ROWS, so that the window's
+ * epic list and search index read again the rows it changed, not the whole table (data/watch.ts,
+ * search/changes.ts). The writes go out together, in the caller's transaction.
+ */
+const NAMED_ROWS = 49
+
+async function putNamed<T, Key, Insert>(table: Table<T, Key, Insert>, rows: readonly Insert[]): Promise<void> {
+  const writes: Promise<unknown>[] = []
+  for (let i = 0; i < rows.length; i += NAMED_ROWS) writes.push(table.bulkPut(rows.slice(i, i + NAMED_ROWS)))
+  await Promise.all(writes)
 }
 
 /** Every row of a table, inside the caller's transaction; in a window in slices by primary key (see SLICE). */
@@ -203,11 +204,11 @@ export async function writeEpicPage(
         slimsOver(e.id, e.comments?.entities, comments.get(e.id), commentFromSlim, commentRows, goneComments)
         slimsOver(e.id, e.healths?.entities, healths.get(e.id), healthFromSlim, healthRows, goneHealth)
       }
-      await db.epics.bulkPut(epicRows)
+      await putNamed(db.epics, epicRows)
       if (goneComments.length > 0) await db.epicComments.bulkDelete(goneComments)
       if (goneHealth.length > 0) await db.epicHealth.bulkDelete(goneHealth)
-      if (commentRows.length > 0) await db.epicComments.bulkPut(commentRows)
-      if (healthRows.length > 0) await db.epicHealth.bulkPut(healthRows)
+      await putNamed(db.epicComments, commentRows)
+      await putNamed(db.epicHealth, healthRows)
     }
     await db.checkpoints.put(checkpoint)
     return fresh.length
@@ -222,7 +223,7 @@ export async function writeDocPage(db: OutpostDb, page: DocV4Fields[], mode: Wri
     page.forEach((d, i) => {
       if (replaces(cached[i], d.updated_at, mode)) rows.push(docFromV4(d, cached[i]))
     })
-    if (rows.length > 0) await db.docs.bulkPut(rows)
+    await putNamed(db.docs, rows)
     await db.checkpoints.put(checkpoint)
     return rows.length
   })
@@ -253,22 +254,16 @@ const droppedFrom = (cachedIds: EntityId[], listed: ReadonlySet<EntityId>, known
  * The v3 list of every epic (archived too), which is also the epic id sweep:
  * - cached epics it does not list were deleted on the service: removed;
  * - positions are refreshed (the service renumbers neighbours without touching their updated_at);
- * - in a bootstrap, epics not yet cached are stored from it (all but the
- *   description, which the v4 pages bring next); afterwards new epics come
- *   from the incremental walk, which keeps rows complete;
+ * - epics not cached yet are not stored from it: the v4 walk brings them whole (placed by `positions`);
  * - each epic's progress is stored from its `stats` when the list carries them (changed rows only).
  */
 export async function writeEpicList(
   db: OutpostDb,
-  list: EpicSlimV3[],
-  mode: WriteMode,
+  list: Pick<EpicSlimV3, 'id' | 'position' | 'stats'>[],
   checkpoint: KindCheckpoint,
   known: ReadonlySet<EntityId>,
 ): Promise<EpicListResult> {
   const positions = new Map(list.map((e) => [e.id, e.position]))
-  // Converted before the transaction, a slice a task: 10,000 at once would be one long task (a
-  // transaction cannot wait for the event loop: it would commit).
-  const listed = mode === 'bootstrap' ? await convertInSlices(list, epicFromV3) : []
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const cached = await readInSlices(db.epics)
     const cachedIds = new Set(cached.map((e) => e.id))
@@ -277,7 +272,6 @@ export async function writeEpicList(
       const position = positions.get(e.id as number)
       if (position !== undefined && position !== e.position) changed.push({ ...e, position })
     }
-    for (const e of listed) if (!cachedIds.has(e.id)) changed.push(e)
     await putInSlices(db.epics, changed)
     await writeProgress(db, list)
     const gone = droppedFrom([...cachedIds], new Set(positions.keys()), known)

@@ -5,8 +5,8 @@
 //   members, groups, categories, objectives, labels, custom fields, files,
 //   linked files: one v3 list each ............................ 8
 //   epic states: one v4 page of 100 ............................. 1
-//   epics: the v3 list (every epic and its position) ............ 1
-//          v4 pages of 100 (description, comments, health) ...... ceil(E/100)
+//   epics: the v3 list (every epic's position and progress) ..... 1
+//          v4 pages of 100 (every field, comments, health) ...... ceil(E/100)
 //   docs:  v4 pages of 100 (markdown and HTML) .................. ceil(D/100)
 // that is 10 + ceil(E/100) + ceil(D/100) (an empty list is still one page).
 //
@@ -16,10 +16,12 @@
 // carry each epic's `comments` (threaded-comment slims: id, text, deleted)
 // and `healths` (slims: id, status, times). So the v4 pages are the floor for
 // "epics with their comments and health", and they carry every epic field but
-// one: v4 has no `position`, which only v3 gives. The v3 list (one request,
-// without descriptions) brings every epic and its position; taking all the
-// fields from it instead would not save a request, since the v4 pages are
-// needed anyway. It comes first, so the epic list shows after one request.
+// one: v4 has no `position`, which only v3 gives, nor the stories' `stats`.
+// The v3 list (one request) brings every epic's position and stats; its rows
+// are not stored in a bootstrap, since the v4 pages bring each epic whole: an
+// epic is written once. It comes first, so each page is stored in place. The
+// pages come newest first, the list's own order: its first screen shows after
+// the first page.
 // What the slims lack (author, thread, times of comments; text and author of
 // health) comes when an epic is opened (refreshEpic: 3 requests).
 //
@@ -34,7 +36,6 @@
 // epic changed since (its updated_at, or its stats' last_story_update, which the
 // sweep's list carries): at most `storyRefreshesPerRun` epics, longest
 // unrefreshed first, on the sync lane; the rest wait for the next run.
-import { EPIC_LIST_V3_FIELDS } from '../convert.ts'
 import { failureOf } from '../transport.ts'
 import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { DocSlimV3 } from '../../../../src-shared/api/v3/docs.ts'
@@ -128,11 +129,13 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
       } else if (kind === 'epicList') {
         if (!due(cp, ctx.options.sweepIntervalMs)) continue
         const known = await knownIds(ctx.db.epics)
-        // A bootstrap stores the epics it does not have yet; later sweeps need only ids, positions
-        // and stats (each epic's progress, which no other list carries).
-        const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: cp.bootstrapped ? ['id', 'position', 'stats'] : EPIC_LIST_V3_FIELDS })
-        const done = { ...cp, bootstrapped: true, syncedAt: ctx.clock(), done: list.length, total: list.length }
-        const result = await writeEpicList(ctx.db, list, cp.bootstrapped ? 'incremental' : 'bootstrap', done, known)
+        // Ids, positions and stats (each epic's progress, which no other list carries). In a bootstrap the
+        // v4 pages that follow bring every epic whole, placed by these positions (v4 has none): the list's
+        // own rows are not stored, or each epic would be written twice. The list counts as fetched once
+        // that walk is done, so a bootstrap stopped before then asks for it again (its positions).
+        const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: ['id', 'position', 'stats'] })
+        const done = { ...cp, syncedAt: ctx.clock(), done: list.length, total: list.length }
+        const result = await writeEpicList(ctx.db, list, done, known)
         positions = result.positions
         report.written += result.written
         report.removed += result.removed
@@ -156,6 +159,7 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
       } else {
         const result = await walk(ctx, kind, kind === 'epics' ? positions : undefined)
         report.written += result.written
+        if (kind === 'epics' && result.phase === 'bootstrap') await ctx.db.checkpoints.update('epicList', { bootstrapped: true })
       }
       report.fetched.push(kind)
       if (cp.failure !== null) await ctx.db.checkpoints.update(kind, { failure: null })

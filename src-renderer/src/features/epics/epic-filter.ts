@@ -8,6 +8,7 @@
 // of that walk (id, name, description matches). A keystroke that adds to the
 // query walks only what the last one matched.
 import type { CachedEpic, CachedEpicState } from '../../data/types.ts'
+import { compareText } from '../../data/epic-order.ts'
 
 export type ArchivedFilter = 'active' | 'archived' | 'all'
 export type SortKey = 'updated' | 'created' | 'name' | 'deadline' | 'state' | 'position'
@@ -192,7 +193,6 @@ function holdsAll(text: string, words: readonly string[]): boolean {
 }
 
 /** Code-unit order: for ISO timestamps (all written alike) the same as time order and localeCompare, many times faster. */
-export const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 const names = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true })
 
 /** One list of epics and its orders, each sorted once. */
