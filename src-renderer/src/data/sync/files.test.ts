@@ -116,6 +116,37 @@ describe('file contents', () => {
     for (const e of evicted) expect(existsSync(e.path)).toBe(false)
   })
 
+  it('prefetches four files at once, and all of them within the budget', async () => {
+    const now = Date.now()
+    const db = world.openDb('at-once')
+    const inner = countingTransport(gatewayTransport(world.gateway, { staging: join(world.folders.staging, 'at-once'), cache: join(world.folders.cache, 'at-once') }))
+    let active = 0
+    let most = 0
+    const transport = {
+      ...inner,
+      download: async (...args: Parameters<typeof inner.download>) => {
+        most = Math.max(most, ++active)
+        try {
+          // A slow link: each download waits on its own round trip.
+          await new Promise((resolve) => setTimeout(resolve, 30))
+          return await inner.download(...args)
+        } finally {
+          active--
+        }
+      },
+    }
+    const probe = setup('probe4', 0, () => now)
+    await probe.syncer.sync()
+    const files = await probe.db.files.toArray()
+    const budget = files.reduce((sum, f) => sum + f.size, 0)
+    const report = await createSyncer({ db, transport, clock: () => now, options: { fileBudgetBytes: budget } }).sync()
+    // All but those an earlier test took off the service (their download is a 404: forgotten).
+    expect(report.prefetched).toBe(files.filter((f) => served(Number(f.id)) !== undefined).length)
+    expect(report.prefetched).toBeGreaterThan(8)
+    expect(most).toBe(4)
+    expect((await db.fileContents.toArray()).reduce((sum, r) => sum + r.size, 0)).toBeLessThanOrEqual(budget)
+  })
+
   it('never evicts a file opened since for a prefetch of an older one', async () => {
     const now = Date.now()
     const probe = setup('probe3', 0, () => now)

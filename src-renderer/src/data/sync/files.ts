@@ -45,12 +45,21 @@ async function forgetFile(deps: Pick<FileCacheDeps, 'db' | 'transport'>, id: Ent
 /**
  * Frees room for `needed` more bytes by discarding the least recently used
  * contents, never those in `keep` and, when `olderThan` is given, only those
- * last used before it. Frees nothing unless it can free enough. Returns whether
- * the room is there.
+ * last used before it. Downloads under way (`coming`, bytes by file) count as
+ * taken until their row is there. Frees nothing unless it can free enough.
+ * Returns whether the room is there.
  */
-async function makeRoom(deps: FileCacheDeps, needed: number, keep: ReadonlySet<EntityId>, olderThan = Infinity): Promise<boolean> {
+async function makeRoom(
+  deps: FileCacheDeps,
+  needed: number,
+  keep: ReadonlySet<EntityId>,
+  olderThan = Infinity,
+  coming: ReadonlyMap<EntityId, number> = new Map(),
+): Promise<boolean> {
   const rows = await deps.db.fileContents.orderBy('lastUsedAt').toArray()
+  const stored = new Set(rows.map((r) => r.id))
   let used = rows.reduce((sum, r) => sum + r.size, 0)
+  for (const [id, bytes] of coming) if (!stored.has(id)) used += bytes
   if (used + needed <= deps.budgetBytes) return true
   const victims: CachedFileContent[] = []
   for (const r of rows) {
@@ -100,37 +109,51 @@ export async function openFile(deps: FileCacheDeps, id: EntityId): Promise<Cache
   }
 }
 
+/** Downloads a prefetch keeps going at once: each waits on its own round trip, not on the others. */
+const PREFETCH_AT_ONCE = 4
+
 /**
  * Downloads the contents of the most recently updated files that fit the
- * budget. A prefetched file counts as used when it was last updated, so a file
- * opened since outranks an older one, and a newer upload can take the place
- * of older prefetched or opened files, never of ones used more recently.
- * Returns how many were downloaded.
+ * budget, PREFETCH_AT_ONCE at a time. A prefetched file counts as used when it
+ * was last updated, so a file opened since outranks an older one, and a newer
+ * upload can take the place of older prefetched or opened files, never of ones
+ * used more recently. Returns how many were downloaded.
  */
 export async function prefetchFiles(ctx: SyncContext): Promise<number> {
   const deps: FileCacheDeps = { db: ctx.db, transport: ctx.transport, clock: ctx.clock, budgetBytes: ctx.options.fileBudgetBytes }
   const recent = await ctx.db.files.orderBy('updated_at').reverse().limit(ctx.options.prefetchRecentFiles).toArray()
   const have = new Set((await ctx.db.fileContents.toCollection().primaryKeys()) as EntityId[])
   const none = new Set<EntityId>()
+  const running = new Set<Promise<void>>()
+  const coming = new Map<EntityId, number>()
   let count = 0
+  let failure: { error: unknown } | undefined
+  const fetch = async (file: CachedFile & { id: number }, recency: number) => {
+    try {
+      const got = await ctx.transport.download(file.id, file.url, file.name)
+      await ctx.db.fileContents.put({ id: file.id, path: got.path, size: got.size, contentType: got.contentType, lastUsedAt: recency })
+      count++
+    } catch (error) {
+      if (isNotFound(error)) await forgetFile(deps, file.id)
+      else failure ??= { error }
+    } finally {
+      coming.delete(file.id)
+    }
+  }
   for (const file of recent) {
+    if (failure || ctx.signal?.aborted) break
     if (have.has(file.id) || file.size > deps.budgetBytes || typeof file.id !== 'number') continue
     const recency = Math.min(ctx.clock(), Date.parse(file.updated_at) || 0)
     // Newest first: a file taken earlier in this loop is more recent than this one, so it stays.
-    if (!(await makeRoom(deps, file.size, none, recency))) continue
-    ctx.signal?.throwIfAborted()
-    let got: Awaited<ReturnType<Transport['download']>>
-    try {
-      got = await ctx.transport.download(file.id, file.url, file.name)
-    } catch (error) {
-      if (isNotFound(error)) {
-        await forgetFile(deps, file.id)
-        continue
-      }
-      throw error
-    }
-    await ctx.db.fileContents.put({ id: file.id, path: got.path, size: got.size, contentType: got.contentType, lastUsedAt: recency })
-    count++
+    if (!(await makeRoom(deps, file.size, none, recency, coming))) continue
+    coming.set(file.id, file.size)
+    const download: Promise<void> = fetch(file as CachedFile & { id: number }, recency).finally(() => running.delete(download))
+    running.add(download)
+    if (running.size >= PREFETCH_AT_ONCE) await Promise.race(running)
   }
+  // Nothing is left running behind a failure or a stop.
+  await Promise.all(running)
+  if (failure) throw failure.error
+  ctx.signal?.throwIfAborted()
   return count
 }
