@@ -96,8 +96,13 @@ describe('bootstrap', () => {
     const { world: w, db, transport, progress, epicWrites } = await bootstrap({ epics: 1200, docs: 250, files: 120 })
     const c = serviceCounts(w.service)
     expect(c.epics).toBe(1200)
-    // Each epic is written once, whole, from its page (the v3 list gives only positions and progress).
-    expect(epicWrites.count).toBe(1200)
+    // Each epic is written once, whole, from its page (the v3 list gives only positions and progress), but the
+    // first page's: stored before the list (the epic list shows it at once), then put in their places.
+    expect(epicWrites.count).toBe(1200 + 100)
+    const calls = transport.counted.log.map((l) => l.operation)
+    expect(calls.indexOf('epics.list')).toBeLessThan(calls.indexOf('epics.v3List'))
+    const byPosition = await db.epics.orderBy('id').toArray()
+    for (const e of byPosition) expect(e.position).toBe(w.service.ctx.col<any>('epic').get(e.id as number).position)
     expect(transport.counted.total()).toBe(pages(1200) + pages(250) + 10)
     expect(transport.counted.calls.get('epics.list')).toBe(12)
     expect(transport.counted.calls.get('documents.list')).toBe(3)
@@ -112,6 +117,44 @@ describe('bootstrap', () => {
     expect(transport.counted.log.find((l) => l.operation === 'epics.v3List')?.request.fields).toEqual(['id', 'position', 'stats'])
     // Epic pages report progress page by page.
     expect(progress.filter((p) => p.kind === 'epics').map((p) => p.done)).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200])
+  })
+
+  it('asks for the reference lists at once, and stores the newest epics before the list of all', async () => {
+    world = await startWorld({ seed: { epics: 300, docs: 10, files: 3 } })
+    const db = world.openDb()
+    const inner = world.transport
+    let open = 0
+    let most = 0
+    const order: string[] = []
+    // A service 40 ms away: what is asked at once waits once.
+    const transport = {
+      ...inner,
+      call: async <T,>(...args: Parameters<typeof inner.call>): Promise<T> => {
+        most = Math.max(most, ++open)
+        order.push(args[0])
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 40))
+          return await inner.call<T>(...args)
+        } finally {
+          open--
+        }
+      },
+    }
+    let rowsWhenListAsked = -1
+    const syncer = createSyncer({
+      db,
+      transport: { ...transport, call: async <T,>(...args: Parameters<typeof inner.call>) => {
+        if (args[0] === 'epics.v3List') rowsWhenListAsked = await db.epics.count()
+        return transport.call<T>(...args)
+      } },
+      clock: Date.now,
+      options: { fileBudgetBytes: 0 },
+    })
+    await syncer.sync()
+    expect(most).toBeGreaterThanOrEqual(7)
+    expect(order.slice(0, 7).sort()).toEqual(['categories.v3List', 'customFields.list', 'epicWorkflow.states', 'groups.list', 'labels.list', 'members.list', 'objectives.list'])
+    expect(rowsWhenListAsked).toBe(100)
+    expect(await isBootstrapped(db)).toBe(true)
   })
 
   it('then syncs incrementally: one page of epics and one of docs, nothing rewritten', async () => {

@@ -19,9 +19,10 @@
 // one: v4 has no `position`, which only v3 gives, nor the stories' `stats`.
 // The v3 list (one request) brings every epic's position and stats; its rows
 // are not stored in a bootstrap, since the v4 pages bring each epic whole: an
-// epic is written once. It comes first, so each page is stored in place. The
-// pages come newest first, the list's own order: its first screen shows after
-// the first page.
+// epic is written once. The pages come newest first, the epic list's own
+// order: the first is stored before the v3 list is asked for (its 100 epics
+// are put in their places when the list comes), so the epic list shows after
+// the reference lists, which a bootstrap asks for at once, and one page.
 // What the slims lack (author, thread, times of comments; text and author of
 // health) comes when an epic is opened (refreshEpic: 3 requests).
 //
@@ -115,6 +116,13 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
   const now = ctx.clock()
   const due = (cp: KindCheckpoint, interval: number) => !cp.bootstrapped || options.force === true || cp.syncedAt === null || now - cp.syncedAt >= interval
   let positions: Map<number, number> | undefined
+  /** Walks that finished a bootstrap in this run (the epics' may end with its first page, before the list). */
+  const walked = new Set<SyncKind>()
+  // A bootstrap asks for the lists of reference data at once (each is stored in its turn): the epics'
+  // first page then waits on the slowest of them, not on their sum.
+  const asked = new Map<ListKind, AskedList>()
+  if (resuming)
+    for (const kind of REFERENCE_KINDS) if (!checkpoints.get(kind)!.bootstrapped) asked.set(kind, askList(ctx, kind))
 
   for (const kind of SYNC_KINDS) {
     const cp = checkpoints.get(kind)!
@@ -123,11 +131,20 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
       if (isIn(REFERENCE_KINDS, kind) || isIn(FILE_KINDS, kind)) {
         const interval = isIn(FILE_KINDS, kind) ? ctx.options.filesIntervalMs : ctx.options.referenceIntervalMs
         if (!due(cp, interval)) continue
-        const { written, removed } = await fetchList(ctx, kind, cp)
+        const { written, removed } = await fetchList(ctx, kind, cp, asked.get(kind as ListKind))
         report.written += written
         report.removed += removed
       } else if (kind === 'epicList') {
         if (!due(cp, ctx.options.sweepIntervalMs)) continue
+        const epics = await readCheckpoint(ctx.db, 'epics')
+        if (!epics.bootstrapped && epics.cursor === null) {
+          // A bootstrap's first epic page (the newest 100) is stored before the list of all: the epic
+          // list shows it without waiting for 10,000 positions. Its epics take their places when the list
+          // comes (100 rows written again); the walk goes on from its checkpoint after the list.
+          const head = await walk(ctx, 'epics', undefined, { pages: 1 })
+          report.written += head.written
+          if (head.finished) walked.add('epics')
+        }
         const known = await knownIds(ctx.db.epics)
         // Ids, positions and stats (each epic's progress, which no other list carries). In a bootstrap the
         // v4 pages that follow bring every epic whole, placed by these positions (v4 has none): the list's
@@ -157,9 +174,12 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
         )
         ctx.progress({ kind, phase: 'incremental', done: list.length, total: list.length })
       } else {
-        const result = await walk(ctx, kind, kind === 'epics' ? positions : undefined)
-        report.written += result.written
-        if (kind === 'epics' && result.phase === 'bootstrap') await ctx.db.checkpoints.update('epicList', { bootstrapped: true })
+        if (!walked.has(kind)) {
+          const result = await walk(ctx, kind, kind === 'epics' ? positions : undefined)
+          report.written += result.written
+          if (kind === 'epics' && result.phase === 'bootstrap') walked.add('epics')
+        }
+        if (kind === 'epics' && walked.has('epics')) await ctx.db.checkpoints.update('epicList', { bootstrapped: true })
       }
       report.fetched.push(kind)
       if (cp.failure !== null) await ctx.db.checkpoints.update(kind, { failure: null })
@@ -219,12 +239,27 @@ async function refreshStaleStories(ctx: SyncContext): Promise<number> {
   return done
 }
 
-/** A whole list, stored in place of what the cache held of that kind. */
-async function fetchList(ctx: SyncContext, kind: ListKind, cp: KindCheckpoint): Promise<{ written: number; removed: number }> {
+/** A whole list asked for: the ids the cache held just before, and the answer. */
+interface AskedList {
+  known: Promise<ReadonlySet<EntityId>>
+  items: Promise<unknown[]>
+}
+
+function askList(ctx: SyncContext, kind: ListKind): AskedList {
+  const source = LIST_SOURCES[kind]
+  const known = knownIds(source.table(ctx.db))
+  const items = known.then(() => (source.paged ? allPages(ctx, source.operation, source.query) : call<unknown[]>(ctx, source.operation, { query: source.query })))
+  // Awaited in the list's turn; a run that ends first does not want it.
+  items.catch(() => undefined)
+  return { known, items }
+}
+
+/** A whole list (asked for now, or already), stored in place of what the cache held of that kind. */
+async function fetchList(ctx: SyncContext, kind: ListKind, cp: KindCheckpoint, asked = askList(ctx, kind)): Promise<{ written: number; removed: number }> {
   const source = LIST_SOURCES[kind]
   const table = source.table(ctx.db)
-  const known = await knownIds(table)
-  const items: unknown[] = source.paged ? await allPages(ctx, source.operation, source.query) : await call<unknown[]>(ctx, source.operation, { query: source.query })
+  const known = await asked.known
+  const items = await asked.items
   const rows = items.map((item) => source.convert(item as never))
   const next: KindCheckpoint = { ...cp, bootstrapped: true, cursor: null, syncedAt: ctx.clock(), done: rows.length, total: rows.length }
   const phase = cp.bootstrapped ? 'incremental' : 'bootstrap'

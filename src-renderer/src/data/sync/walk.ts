@@ -38,6 +38,8 @@ export interface WalkResult {
   /** Requests made. */
   pages: number
   written: number
+  /** The walk reached its end (false when it stopped after the pages it was asked for). */
+  finished?: boolean
 }
 
 const later = (a: string | null, b: string | null | undefined): string | null => (!a ? (b ?? null) : !b ? a : b > a ? b : a)
@@ -47,7 +49,7 @@ const later = (a: string | null, b: string | null | undefined): string | null =>
  * otherwise an incremental walk down to its checkpoint. `positions` (the v3
  * epic list of this run, when it ran) places epics the cache has not seen.
  */
-export async function walk(ctx: SyncContext, kind: WalkKind, positions?: ReadonlyMap<number, number>): Promise<WalkResult> {
+export async function walk(ctx: SyncContext, kind: WalkKind, positions?: ReadonlyMap<number, number>, options: { pages?: number } = {}): Promise<WalkResult> {
   const source = SOURCES[kind] as WalkSource<{ updated_at: string }>
   const fields = source.fields.join(',')
   let cp = await readCheckpoint(ctx.db, kind)
@@ -92,13 +94,15 @@ export async function walk(ctx: SyncContext, kind: WalkKind, positions?: Readonl
     const next: KindCheckpoint = finished
       ? { ...cp, bootstrapped: true, cursor: null, done: 0, total: 0, since: walkSince, walkSince: null, syncedAt: ctx.clock() }
       : { ...cp, cursor: cursorOf(page.next_page_url), done, total, walkSince }
+    // Asked to stop after this page (`pages`): the walk goes on from its checkpoint next time.
+    const pausing = !finished && options.pages !== undefined && result.pages >= options.pages
     // The next page is asked for (its cursor is all it needs) while this one is written: the service's
     // answer and the cache's write overlap, where one after the other a walk would wait for both each page.
-    if (!finished) asked = ask(next.cursor)
+    if (!finished && !pausing) asked = ask(next.cursor)
     result.written += await source.write(ctx.db, items, phase, next, positions)
     cp = next
     ctx.progress({ kind, phase, done, total })
-    if (finished) return result
+    if (finished || pausing) return { ...result, finished }
     cursor = next.cursor
   }
 }
