@@ -166,6 +166,13 @@ export interface SweepStagedRequest {
   keep: string[]
 }
 
+/** What clearing the file cache freed. */
+export interface EvictCacheResponse {
+  /** Files whose content was removed. */
+  removed: number
+  bytes: number
+}
+
 export interface SweepStagedResponse {
   removed: number
   kept: number
@@ -356,9 +363,11 @@ export type IpcError =
  * the OS could not open a file (no app for its type); `unreadable`: a dropped
  * file could not be read to stage it (gone, no permission, a folder), the
  * message says which; `cannot-write`: an export's folder could not be
- * written (no permission, a full disk), the message says which.
+ * written (no permission, a full disk), the message says which; `disk-full`:
+ * the main side found no room on the disk for a file of its own (a download,
+ * a staged copy, the accounts file).
  */
-export type IpcFailureKind = 'invalid-request' | 'no-account' | 'refused' | 'unsupported' | 'cannot-open' | 'unreadable' | 'cannot-write' | 'internal'
+export type IpcFailureKind = 'invalid-request' | 'no-account' | 'refused' | 'unsupported' | 'cannot-open' | 'unreadable' | 'cannot-write' | 'disk-full' | 'internal'
 
 export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError }
 
@@ -388,6 +397,11 @@ export interface RequestChannels {
   'outpost:files.discard': { request: { path: string }; response: void }
   /** Removes the current workspace's staged copies that no queued upload names any more (see SweepStagedRequest). */
   'outpost:files.sweep-staged': { request: SweepStagedRequest; response: SweepStagedResponse }
+  /**
+   * Storage is short: removes the current workspace's downloaded file contents (they can be downloaded again),
+   * except the files in `keep` (being opened) and downloads under way.
+   */
+  'outpost:files.evict-cache': { request: { keep: number[] }; response: EvictCacheResponse }
   /** Starts (or reuses) the local demo service and makes its workspace current. */
   'outpost:demo.sign-in': { request: void; response: AccountInfo }
   'outpost:connectivity.get': { request: void; response: ConnectivityState }
@@ -474,6 +488,7 @@ const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
   'outpost:files.stage': true,
   'outpost:files.discard': true,
   'outpost:files.sweep-staged': true,
+  'outpost:files.evict-cache': true,
   'outpost:demo.sign-in': true,
   'outpost:connectivity.get': true,
   'outpost:app.info': true,

@@ -30,6 +30,7 @@ import {
   type HostMessage,
 } from '../src-shared/ipc.ts'
 import { accountStagingFolder, stageStream, TooLargeError } from '../src-main/files/staging.ts'
+import { DISK_FULL_MESSAGE, isDiskFull } from '../src-main/files/disk-full.ts'
 import { dispatch } from '../src-main/ipc/dispatch.ts'
 import type { MainSide } from '../src-main/main-side.ts'
 import { contentSecurityPolicy } from '../src-main/shell/content-security-policy.ts'
@@ -194,6 +195,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
       answer(200, { path })
     } catch (error) {
       if (error instanceof TooLargeError) answer(413, { error: error.message })
+      else if (isDiskFull(error)) answer(507, { error: DISK_FULL_MESSAGE })
       else throw error
     }
   }

@@ -3,7 +3,7 @@
 // collide and a file is found again by its id alone, offline too. A file's
 // content never changes on the service (PUT /files changes its properties
 // only), so a complete copy here stays good until it is discarded.
-import { open, readdir, stat } from 'node:fs/promises'
+import { lstat, open, readdir, rm, rmdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DownloadProgress } from '../gateway/save.ts'
 import type { GatewayLike } from '../ipc/current-gateway.ts'
@@ -49,9 +49,47 @@ export async function downloadToCache(
   const file = (where.known ?? (await gateway.call('files.get', { params: { id: where.fileId } }))) as { url?: unknown; name?: unknown } | undefined
   if (!file || typeof file.url !== 'string') throw new NoContentError(`File ${where.fileId} has no content to download.`)
   const name = safeFileName(typeof file.name === 'string' ? file.name : `file-${where.fileId}`)
-  const path = join(fileFolder(where.cacheDir, where.accountId, where.fileId), name)
-  const { bytes } = await gateway.download(file.url, path, onProgress)
-  return { path, bytes }
+  const folder = fileFolder(where.cacheDir, where.accountId, where.fileId)
+  const path = join(folder, name)
+  try {
+    const { bytes } = await gateway.download(file.url, path, onProgress)
+    return { path, bytes }
+  } catch (error) {
+    // The gateway removed its temporary file; the file's folder goes too when nothing else is in it.
+    await rmdir(folder).catch(() => undefined)
+    throw error
+  }
+}
+
+/**
+ * Storage is short: removes the account's downloaded contents (each can be downloaded again), except the
+ * files in `keep` (being opened or downloaded now), and what interrupted downloads left. Returns what went.
+ */
+export async function evictCache(cacheDir: string, accountId: string, keep: ReadonlySet<number>): Promise<{ removed: number; bytes: number }> {
+  const account = join(cacheDir, safeFileName(accountId))
+  const out = { removed: 0, bytes: 0 }
+  let ids: string[]
+  try {
+    ids = await readdir(account)
+  } catch {
+    return out
+  }
+  for (const id of ids) {
+    if (!/^\d+$/.test(id) || keep.has(Number(id))) continue
+    const folder = join(account, id)
+    // lstat: a link planted here is removed as a link, never followed.
+    const info = await lstat(folder).catch(() => undefined)
+    if (!info) continue
+    if (info.isDirectory()) {
+      for (const name of await readdir(folder).catch(() => [] as string[])) {
+        const size = (await lstat(join(folder, name)).catch(() => undefined))?.size ?? 0
+        if (!name.startsWith('.')) out.removed++
+        out.bytes += size
+      }
+    }
+    await rm(folder, { recursive: true, force: true })
+  }
+  return out
 }
 
 /**

@@ -10,7 +10,8 @@ import { previousDemo, useDemo } from '../demo.ts'
 import type { DemoLauncher } from '../demo-service.ts'
 import { discardOwnFile } from '../files/discard.ts'
 import { ExportRefused, ExportWriteFailed, type Exports } from '../export/exports.ts'
-import { downloadToCache, findCached, NoContentError, readStart } from '../files/file-cache.ts'
+import { DISK_FULL_DOWNLOAD_MESSAGE, isDiskFull } from '../files/disk-full.ts'
+import { downloadToCache, evictCache, findCached, NoContentError, readStart } from '../files/file-cache.ts'
 import { isInside, isReallyInside, type OwnFolders } from '../files/folders.ts'
 import { isProgram } from '../files/programs.ts'
 import type { LinkInbox } from '../shell/link-inbox.ts'
@@ -133,6 +134,38 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
   /** The current workspace's account; staged copies and the file cache are kept per workspace. */
   const currentAccount = () => deps.gateway.account()
 
+  /** Downloads under way, by file id (how many of each): clearing the cache leaves them be. */
+  const downloading = new Map<number, number>()
+  const evict = (accountId: string, keep: Iterable<number>) => evictCache(deps.folders.cache, accountId, new Set([...keep, ...downloading.keys()]))
+
+  /**
+   * A download with room made for it: on a full disk the file cache is cleared (all but this file and the
+   * other downloads under way) and the download tried once more; still full, the person is told. The gateway
+   * leaves no partial file behind either way.
+   */
+  const withRoom = async <T>(accountId: string, fileId: number, run: () => Promise<T>): Promise<T> => {
+    downloading.set(fileId, (downloading.get(fileId) ?? 0) + 1)
+    try {
+      try {
+        return await run()
+      } catch (error) {
+        if (!isDiskFull(error)) throw error
+        const freed = await evict(accountId, [fileId])
+        deps.log.add('warning', `The disk is full: ${freed.removed} downloaded files (${freed.bytes} bytes) removed to make room.`)
+      }
+      try {
+        return await run()
+      } catch (error) {
+        if (isDiskFull(error)) throw new IpcFailure('disk-full', DISK_FULL_DOWNLOAD_MESSAGE)
+        throw error
+      }
+    } finally {
+      const left = (downloading.get(fileId) ?? 1) - 1
+      if (left > 0) downloading.set(fileId, left)
+      else downloading.delete(fileId)
+    }
+  }
+
   /**
    * Where a file's content is in the cache, downloaded first when it is not
    * there yet (offline, a cached file needs no network). Whatever is found
@@ -143,7 +176,7 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     let path = await findCached(deps.folders.cache, account.id, fileId)
     if (!path) {
       const { account: using, gateway } = await deps.gateway.get()
-      path = (await noContent(() => downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: using.id, fileId }))).path
+      path = (await withRoom(using.id, fileId, () => noContent(() => downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: using.id, fileId })))).path
     }
     if (!(await isReallyInside(deps.folders.cache, path))) throw new IpcFailure('invalid-request', `${basename(path)} is not in Outpost's file cache, so it is neither opened nor read.`)
     return path
@@ -196,9 +229,11 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
 
     'outpost:files.download': async ({ downloadId, fileId, known }) => {
       const { account, gateway } = await deps.gateway.get()
-      return noContent(() =>
-        downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: account.id, fileId, known }, ({ received, total }) =>
-          deps.emit('outpost:download-progress', { downloadId, bytesReceived: received, bytesTotal: total }),
+      return withRoom(account.id, fileId, () =>
+        noContent(() =>
+          downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: account.id, fileId, known }, ({ received, total }) =>
+            deps.emit('outpost:download-progress', { downloadId, bytesReceived: received, bytesTotal: total }),
+          ),
         ),
       )
     },
@@ -243,6 +278,12 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
 
     'outpost:files.sweep-staged': async ({ keep }) =>
       sweepStaged(accountStagingFolder(deps.folders.staging, currentAccount().id), { keep, now: Date.now() }),
+
+    'outpost:files.evict-cache': async ({ keep }) => {
+      const freed = await evict(currentAccount().id, keep)
+      if (freed.removed > 0) deps.log.add('info', `Storage is short: ${freed.removed} downloaded files (${freed.bytes} bytes) removed.`)
+      return freed
+    },
 
     'outpost:demo.sign-in': async () => {
       if (!deps.demo) throw new IpcFailure('unsupported', DEMO_UNAVAILABLE)

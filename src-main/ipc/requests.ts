@@ -113,6 +113,11 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     if (!Array.isArray(keep) || keep.length > 100_000) invalid('keep must list at most 100000 paths')
     return { keep: keep.map((p, i) => text(p, `keep[${i}]`)) }
   },
+  'outpost:files.evict-cache': (request) => {
+    const keep = record(request, 'The request').keep
+    if (!Array.isArray(keep) || keep.length > 100_000) invalid('keep must list at most 100000 file ids')
+    return { keep: keep.map((id, i) => positiveInt(id, `keep[${i}]`)) }
+  },
   'outpost:demo.sign-in': nothing,
   'outpost:connectivity.get': nothing,
   'outpost:app.info': nothing,
