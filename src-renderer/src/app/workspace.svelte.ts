@@ -11,7 +11,8 @@ import { outboxActions, type Actions } from '../data/actions.ts'
 import { bridgeTransport } from '../data/bridge-transport.ts'
 import type { OutpostDb } from '../data/db.ts'
 import { workspaceDb } from '../first-paint/early-cache.ts'
-import { IDLE_STATUS, startDataLayer, syncStatus, type DataLayer, type SyncStatus } from '../data/data-layer.ts'
+import { IDLE_STATUS, startDataLayer, syncStatus, type DataLayer, type StorageState, type SyncStatus } from '../data/data-layer.ts'
+import { isStorageFull } from '../data/storage-full.ts'
 import { outboxStatus, type OutboxStatus } from '../data/outbox/index.ts'
 import { createDeferredSearch } from '../data/search/deferred.ts'
 import { startSyncWorker, type SyncWorker } from '../data/sync-worker/start.ts'
@@ -35,6 +36,8 @@ export interface Access {
 }
 
 const ACCESS_KEY = 'shell:access'
+/** The notice that says storage is full (taken away once there is room). */
+const STORAGE_TOPIC = 'storage-full'
 const EMPTY_OUTBOX: OutboxStatus = { pending: 0, inFlight: 0, failed: 0, conflicts: 0, oldestPendingAt: null, oldestPendingAgeMs: null, paused: null }
 
 export class OpenWorkspace implements Workspace {
@@ -51,6 +54,8 @@ export class OpenWorkspace implements Workspace {
   outbox = $state<OutboxStatus>(EMPTY_OUTBOX)
   /** The engine's status row has been read once (before that, "loading"). */
   ready = $state(false)
+  /** Storage is full and sync waits for room (null: there is room). */
+  storage = $state<StorageState | null>(null)
 
   readonly sync: WorkspaceSync
   /** Opening a downloaded file (the OS's app; a preview tab in a browser) and reading its bytes (thumbnails, previews). */
@@ -68,7 +73,13 @@ export class OpenWorkspace implements Workspace {
   ) {
     this.db = workspaceDb(account.baseUrl, account.workspaceSlug)
     this.transport = bridgeTransport(bridge)
-    this.actions = outboxActions({ db: this.db, transport: this.transport, canWrite: () => this.access.canWrite })
+    this.actions = outboxActions({
+      db: this.db,
+      transport: this.transport,
+      canWrite: () => this.access.canWrite,
+      // The change is refused (the screen keeps it and says why); meanwhile room is made and sync waits for it.
+      onStorageFull: () => void this.engine.storageFull(),
+    })
     this.syncWorker = startSyncWorker(bridge)
     this.engine = startDataLayer({
       db: this.db,
@@ -78,6 +89,7 @@ export class OpenWorkspace implements Workspace {
       bridgeEvents: bridge,
       // Uploads report per-file progress to the files tray.
       replay: replayFor(this.db, withUploadProgress(this.transport), this.closing.signal),
+      onStorage: (state) => this.storageChanged(state),
     })
     this.search = createDeferredSearch(this.db, { onError: (error) => console.error('Outpost search:', error) })
     this.sync = {
@@ -161,8 +173,21 @@ export class OpenWorkspace implements Workspace {
       await this.engine.replay()
       await this.engine.sync({ force: true })
     } catch (error) {
-      notices.show(`Sync failed: ${failureOf(error).message}`, 'error')
+      if (isStorageFull(error)) notices.show(failureOf(error).message, 'error', undefined, STORAGE_TOPIC)
+      else notices.show(`Sync failed: ${failureOf(error).message}`, 'error')
       throw error
+    }
+  }
+
+  /** Storage found full (said once, until there is room again), or room again. */
+  private storageChanged(state: StorageState | null): void {
+    const was = this.storage
+    this.storage = state
+    if (this.closed) return
+    if (state && !was) notices.show(state.message, 'error', { label: 'Sync now', run: () => void this.syncNow().catch(() => undefined) }, STORAGE_TOPIC)
+    if (!state && was) {
+      notices.dismissAbout(STORAGE_TOPIC)
+      notices.show('There is room again: sync resumed.', 'success')
     }
   }
 

@@ -15,6 +15,7 @@ import { isLocalId, linkId, sameValue, tableKey, tableOf, UPDATABLE, type Writab
 import { enqueue, type Enqueued, type NewRecord } from './outbox/queue.ts'
 import { discardRecord, resolveConflict, retryRecord, type ConflictChoice } from './outbox/records.ts'
 import { UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
+import { isQuotaError, StorageFullError, WRITE_NOT_SAVED_MESSAGE } from './storage-full.ts'
 import type {
   CachedComment,
   CachedDocEpic,
@@ -50,6 +51,8 @@ export interface ActionsOptions {
   canWrite?: boolean | (() => boolean)
   clock?: () => number
   uuid?: () => string
+  /** A write found storage full (it threw StorageFullError, nothing of it written): room can be made meanwhile. */
+  onStorageFull?: () => void
 }
 
 /** What the user sets on an epic (archiving has actions of its own); objectives and labels may be ones made offline. */
@@ -105,11 +108,22 @@ export function outboxActions(options: ActionsOptions) {
     if (!canWrite) throw new WriteRefused('read-only', READ_ONLY_MESSAGE)
   }
 
+  /** A write of the user's in one transaction: storage full, nothing of it was written, and the screen keeps what was typed and says why. */
+  const saving = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run()
+    } catch (error) {
+      if (!isQuotaError(error)) throw error
+      options.onStorageFull?.()
+      throw new StorageFullError(WRITE_NOT_SAVED_MESSAGE, { cause: error })
+    }
+  }
+
   /** Runs one action's transaction; staged bytes of records it made pointless go afterwards. */
   const write = async <T>(run: () => Promise<{ result: T; enqueued?: Enqueued }>): Promise<T> => {
     guard()
     // Dexie keeps the transaction open across awaits only inside an async scope function.
-    const { result, enqueued } = await db.transaction('rw', db.tables, async () => run())
+    const { result, enqueued } = await saving(() => db.transaction('rw', db.tables, async () => run()))
     for (const r of enqueued?.removed ?? []) if (r.staged) await transport.discard(r.staged.path).catch(() => undefined)
     return result
   }
@@ -296,12 +310,12 @@ export function outboxActions(options: ActionsOptions) {
     // ---- the outbox itself: fix and retry, discard, resolve ----
     retry: (seq: number, editedPayload?: Record<string, unknown>) => {
       guard()
-      return retryRecord(db, seq, editedPayload, clock)
+      return saving(() => retryRecord(db, seq, editedPayload, clock))
     },
-    discard: (seq: number) => discardRecord(db, seq, { transport, clock }),
+    discard: (seq: number) => saving(() => discardRecord(db, seq, { transport, clock })),
     resolveConflict: (seq: number, choices: Record<string, ConflictChoice> | 'mine' | 'theirs') => {
       guard()
-      return resolveConflict(db, seq, choices, { clock, uuid })
+      return saving(() => resolveConflict(db, seq, choices, { clock, uuid }))
     },
   }
 }

@@ -7,6 +7,7 @@ import type { ApiCallRequest, IpcError } from '../../../src-shared/ipc.ts'
 import { BridgeError, type Bridge } from '../lib/bridge.ts'
 import { TransportError, UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
 import { messageOf } from '../lib/errors.ts'
+import { StorageFullError } from './storage-full.ts'
 import { contentTypeOf } from '../../../src-shared/content-types.ts'
 
 /** A bridge failure as the data layer's failure kinds. */
@@ -36,6 +37,8 @@ export function failureOfIpc(error: IpcError): OperationFailure {
 }
 
 function rethrow(error: unknown): never {
+  // No room on the disk for a file of the main side's: not the network's fault, and not to be retried as if it were.
+  if (error instanceof BridgeError && error.error.source === 'ipc' && error.error.kind === 'disk-full') throw new StorageFullError(error.error.message)
   if (error instanceof BridgeError) throw new TransportError(failureOfIpc(error.error))
   if (error instanceof TransportError) throw error
   throw new TransportError({ kind: 'network', message: messageOf(error) })
@@ -111,6 +114,15 @@ export function bridgeTransport(bridge: Bridge): Transport {
     async discard(path: string) {
       try {
         await bridge.call('outpost:files.discard', { path })
+      } catch (error) {
+        rethrow(error)
+      }
+    },
+
+    // Storage is short: the main side removes the current workspace's downloaded contents but these.
+    async evictFiles(keep: number[]) {
+      try {
+        return await bridge.call('outpost:files.evict-cache', { keep })
       } catch (error) {
         rethrow(error)
       }

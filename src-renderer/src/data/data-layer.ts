@@ -7,6 +7,12 @@
 // with liveQuery like any cached data:
 //
 //   const status = liveQuery(() => syncStatus(db))
+//
+// Storage that is full (storage-full.ts) is the exception: a row cannot be
+// written then, so it is told through `onStorage`. What can be fetched again
+// goes first (downloaded files, cached stories) and the run is tried again at
+// once; while there is still no room, sync waits and tries again on a widening
+// schedule, and on the user's Sync now, until a run gets through.
 import type { EventChannel, EventOf, ScheduleTrigger } from '../../../src-shared/ipc.ts'
 import type { OutpostDb } from './db.ts'
 import { reportCacheProblems } from './problems.ts'
@@ -15,6 +21,7 @@ import { sweepStagedCopies } from './outbox/staged.ts'
 import type { Transport } from './transport.ts'
 import { failureOf } from './transport.ts'
 import type { CachedDoc, CachedEpic, CachedFileContent, EntityId } from './types.ts'
+import { isStorageFull, StorageFullError, SYNC_PAUSED_MESSAGE } from './storage-full.ts'
 import {
   createSyncer,
   isBootstrapped,
@@ -54,6 +61,15 @@ export interface SyncStatus {
 /** How often a sync's progress is written to the status, at most (a status bar needs no more). */
 const PROGRESS_EVERY_MS = 250
 
+/** Sync waits for room: storage is full (kept in memory: a full cache takes no status row). */
+export interface StorageState {
+  /** When the run that found it full ended (ms). */
+  since: number
+  /** When sync tries again by itself (ms). */
+  retryAt: number
+  message: string
+}
+
 export const IDLE_STATUS: SyncStatus = { state: 'idle', phase: null, progress: null, lastSyncedAt: null, bootstrapped: false, error: null }
 
 /** The engine's status (liveQuery-friendly: one read of `meta`). */
@@ -80,6 +96,10 @@ export interface DataLayerOptions {
   sync?: SyncOptions
   /** Makes the syncer: createSyncer (the default) runs here; a window's runs go to its worker (sync-worker/). */
   syncer?: (config: SyncerOptions) => Syncer
+  /** Told when storage is found full (sync waits) and when there is room again (null). */
+  onStorage?: (state: StorageState | null) => void
+  /** While storage is full, how long sync waits before trying again: the first wait (ms), doubled each time up to `maxMs`. */
+  storageRetry?: { firstMs: number; maxMs: number }
 }
 
 export interface DataLayer {
@@ -96,6 +116,13 @@ export interface DataLayer {
   refreshDoc(id: string): Promise<CachedDoc | null>
   openFile(id: EntityId): Promise<CachedFileContent>
   status(): Promise<SyncStatus>
+  /** Storage is full and sync waits for room; null when there is room. */
+  storage(): StorageState | null
+  /**
+   * A write of the window's own (a change the user made) found storage full: what can be fetched again is
+   * cleared and sync waits for room, as when a run of its own finds it full.
+   */
+  storageFull(): Promise<void>
   /** Unsubscribes from the bridge and stops a run under way (it resumes from its checkpoint next time). */
   stop(): Promise<void>
   readonly syncer: Syncer
@@ -162,6 +189,49 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     onProgress: reportProgress,
   })
 
+  // ---- storage that is full ----
+  const retry = { firstMs: 15_000, maxMs: 5 * 60_000, ...options.storageRetry }
+  let storage: StorageState | null = null
+  let storageTimer: ReturnType<typeof setTimeout> | undefined
+  let storageWaits = 0
+  /** Files being opened now, by id: never cleared to make room. */
+  const opening = new Map<EntityId, number>()
+
+  /** What can be fetched again goes: downloaded contents (on the main side's disk, and their rows), cached stories. */
+  const freeSpace = async (): Promise<void> => {
+    const keep = [...opening.keys()]
+    const ids = keep.map(Number).filter((id) => Number.isSafeInteger(id) && id > 0)
+    await options.transport.evictFiles?.(ids).catch((error: unknown) => console.warn('Outpost: clearing downloaded files', error))
+    // Removing rows frees room; should even this be refused, the run is tried again all the same.
+    await db
+      .transaction('rw', [db.fileContents, db.stories, db.storyLists], async () => {
+        await db.fileContents.where('id').noneOf(keep).delete()
+        await db.stories.clear()
+        await db.storyLists.clear()
+      })
+      .catch(() => undefined)
+  }
+
+  const setStorage = (next: StorageState | null) => {
+    storage = next
+    options.onStorage?.(next)
+  }
+  /** A run got through: there is room again. */
+  const roomAgain = () => {
+    if (!storage) return
+    clearTimeout(storageTimer)
+    storageWaits = 0
+    setStorage(null)
+  }
+  /** Still no room: sync waits (each wait twice the last, up to the most) and tries again; queued changes go first. */
+  const waitForRoom = () => {
+    if (stopped) return
+    const wait = Math.min(retry.maxMs, retry.firstMs * 2 ** storageWaits++)
+    clearTimeout(storageTimer)
+    storageTimer = setTimeout(() => background(() => replay().catch(() => undefined).then(() => sync())), wait)
+    setStorage({ since: storage?.since ?? clock(), retryAt: clock() + wait, message: SYNC_PAUSED_MESSAGE })
+  }
+
   let replaying: Promise<void> | null = null
   const replay = (): Promise<void> => {
     if (!options.replay || stopped) return Promise.resolve()
@@ -172,29 +242,56 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     }
     replaying = options
       .replay()
-      .then(() => undefined)
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // A pass stops where storage refused a write (a record sent stays in flight, to be reconciled).
+          if (isStorageFull(error) && !storage) waitForRoom()
+          throw error
+        },
+      )
       .finally(() => {
         replaying = null
       })
     return replaying
   }
 
+  const runSyncer = (force: boolean, prefetch: boolean) =>
+    syncer.sync({
+      force,
+      // Files are not downloaded ahead of use while room is short: that room is what was just cleared.
+      prefetch,
+      signal: controller.signal,
+      started: () => setStatus({ state: 'syncing', progress: null, error: null }),
+    })
+
   const runOnce = async (force: boolean): Promise<SyncReport | null> => {
     if (stopped) return null
     // Queued changes reach the server before the cache is refreshed over them.
     await replaying?.catch(() => undefined)
     try {
-      const report = await syncer.sync({
-        force,
-        signal: controller.signal,
-        started: () => setStatus({ state: 'syncing', progress: null, error: null }),
-      })
+      let report: SyncReport
+      try {
+        report = await runSyncer(force, storage === null)
+      } catch (error) {
+        // Found full: what can be fetched again is cleared and the run goes again at once (once, not on each retry).
+        if (!isStorageFull(error) || storage || controller.signal.aborted) throw error
+        await freeSpace()
+        report = await runSyncer(force, false)
+      }
       await setStatus({ state: 'idle', phase: null, progress: null, lastSyncedAt: clock(), bootstrapped: await isBootstrapped(db), error: null })
+      roomAgain()
       return report
     } catch (error) {
       if (controller.signal.aborted) {
         await setStatus({ state: 'idle', phase: null, progress: null })
         return null
+      }
+      if (isStorageFull(error)) {
+        waitForRoom()
+        // Likely refused as well; the window hears it through onStorage either way.
+        await setStatus({ state: 'error', progress: null, error: { message: SYNC_PAUSED_MESSAGE, kind: 'storage-full' } })
+        throw new StorageFullError(SYNC_PAUSED_MESSAGE, { cause: error })
       }
       const failure = failureOf(error)
       await setStatus({
@@ -243,7 +340,11 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     // Failures of triggered runs are in the status row; nobody awaits these.
     void run().catch(() => undefined)
   }
-  const onSync = (trigger: ScheduleTrigger) => background(() => sync({ force: trigger.reason === 'menu' }))
+  const onSync = (trigger: ScheduleTrigger) => {
+    // While storage is full, sync tries again on its own schedule; the user's Sync now still goes at once.
+    if (storage && trigger.reason !== 'menu') return
+    background(() => sync({ force: trigger.reason === 'menu' }))
+  }
   const unsubscribe = [
     options.bridgeEvents?.on('outpost:replay-now', () => background(replay)),
     options.bridgeEvents?.on('outpost:sync-now', onSync),
@@ -256,10 +357,26 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     refreshEpic: (id) => syncer.refreshEpic(id),
     refreshEpicStories: (id) => syncer.refreshEpicStories(id),
     refreshDoc: (id) => syncer.refreshDoc(id),
-    openFile: (id) => syncer.openFile(id),
+    async openFile(id) {
+      opening.set(id, (opening.get(id) ?? 0) + 1)
+      try {
+        return await syncer.openFile(id)
+      } finally {
+        const left = (opening.get(id) ?? 1) - 1
+        if (left > 0) opening.set(id, left)
+        else opening.delete(id)
+      }
+    },
     status: () => syncStatus(db),
+    storage: () => storage,
+    async storageFull() {
+      if (stopped || storage) return
+      await freeSpace()
+      waitForRoom()
+    },
     async stop() {
       stopped = true
+      clearTimeout(storageTimer)
       for (const off of unsubscribe) off?.()
       controller.abort(new DOMException('The data layer was stopped.', 'AbortError'))
       await Promise.allSettled([current, next, replaying, checked, swept])

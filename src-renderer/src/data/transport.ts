@@ -27,6 +27,11 @@ export interface Transport {
    * older than a grace period (a drop stages its copy a moment before its record is written): what a crash left.
    */
   sweepStaged(keep: string[]): Promise<{ removed: number; kept: number }>
+  /**
+   * Storage is short: removes this workspace's downloaded file contents (they can be downloaded again) except
+   * the files in `keep`. Absent where there is no file cache to clear.
+   */
+  evictFiles?(keep: number[]): Promise<{ removed: number; bytes: number }>
 }
 
 /** A dropped file `stage` could not read; the message says why and what to do, in the user's words, naming the file. */

@@ -33,6 +33,7 @@ import { reportProblems } from '../problems.ts'
 import { recordProblem } from '../row-checks.ts'
 import { removeFiles } from '../sync/cache.ts'
 import { failureOf, isNotFound, type Transport } from '../transport.ts'
+import { isStorageFull } from '../storage-full.ts'
 import type { EntityId, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
 import { rememberServerId } from './ids.ts'
 import { isLocalId, localIdsIn, overLimit, replaceId, rowId, sameValue, tableKey, tableOf, type WritableKind } from './kinds.ts'
@@ -708,6 +709,9 @@ class Replayer {
 
   private async fail(records: OutboxRecord[], error: unknown, phase: Phase): Promise<void> {
     if (error instanceof Aborted) throw error
+    // The cache refused a write (its answer, or the record's state): not the service's doing. The pass stops and the
+    // record stays as it is stored, in flight if it was sent, to be reconciled once there is room (never resent blind).
+    if (isStorageFull(error)) throw error
     if (error instanceof LocalFailure) {
       await this.markFailed(records, { message: error.message, ...(error.errors && { errors: error.errors }) })
       return

@@ -9,6 +9,7 @@ import type { OperationFailure } from '../../../../src-shared/api/operations.ts'
 import type { IpcResult, RequestChannel } from '../../../../src-shared/ipc.ts'
 import { SyncError, type SyncOptions, type SyncProgress, type SyncReport } from '../sync/index.ts'
 import { TransportError } from '../transport.ts'
+import { isStorageFull } from '../storage-full.ts'
 
 /** What a sync run asks of the main side, and all the worker may ask. */
 export const SYNC_CHANNELS = ['outpost:api.call', 'outpost:files.download', 'outpost:files.discard'] as const satisfies readonly RequestChannel[]
@@ -40,7 +41,7 @@ export type ToWorker =
    * own connection (without it, the worker's requests go through the window). Answered by 'ready'.
    */
   | { type: 'open'; dbName: string; options: Required<SyncOptions>; host?: HostAddress }
-  | { type: 'sync'; id: number; force: boolean }
+  | { type: 'sync'; id: number; force: boolean; prefetch?: boolean }
   | { type: 'abort'; id: number; message: string }
   /** The answer to an 'ask'; `parts`: the value is a list that came first in that many 'part' messages. */
   | { type: 'answer'; id: number; result: IpcResult<unknown>; parts?: number }
@@ -65,6 +66,8 @@ export interface Port<In, Out> {
 
 export function failureOfRun(error: unknown, aborted: boolean): RunFailure {
   if (error instanceof SyncError) return { kind: 'sync', report: error.report }
+  // Storage that is full, under whatever error carried it (Dexie's abort of a transaction holds it as `inner`).
+  if (isStorageFull(error) && !aborted) return { kind: 'other', name: 'StorageFullError', message: (error as Error).message }
   if (error instanceof TransportError) return { kind: 'transport', failure: error.failure }
   const e = error as { name?: unknown; message?: unknown } | null
   const message = typeof e?.message === 'string' ? e.message : String(error)

@@ -151,7 +151,7 @@ export function workerSyncer(port: SyncWorkerPort, bridge: Pick<Bridge, 'call'>,
           },
           started: run.started,
         })
-        post({ type: 'sync', id, force: run.force === true })
+        post({ type: 'sync', id, force: run.force === true, ...(run.prefetch === false && { prefetch: false }) })
       })
     },
   }

@@ -85,6 +85,8 @@ export class SyncError extends Error {
 export interface RunOptions {
   /** Fetch every list and run the sweeps now, due or not. */
   force?: boolean
+  /** Download recent files ahead of use (the default); not while storage is short. */
+  prefetch?: boolean
 }
 
 const isIn = <K extends string>(list: readonly K[], kind: string): kind is K => (list as readonly string[]).includes(kind)
@@ -201,7 +203,7 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
   }
 
   // Costs no request unless a recent file is missing and fits.
-  if (ctx.options.fileBudgetBytes > 0) {
+  if (ctx.options.fileBudgetBytes > 0 && options.prefetch !== false) {
     try {
       report.prefetched = await prefetchFiles(ctx)
     } catch (error) {

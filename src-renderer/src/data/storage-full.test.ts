@@ -1,0 +1,198 @@
+// Storage that is full (IndexedDB's QuotaExceededError, made by testing/quota.ts):
+// a sync page that cannot be written stops the run with nothing of it written
+// and its checkpoint where the last stored page left it; what can be fetched
+// again is cleared first and the run tried again at once; sync then waits and
+// tries again by itself, and resumes where it stopped once there is room. A
+// user's change that cannot be saved is refused as a whole, in words, and goes
+// once there is room; a replay whose answer cannot be written leaves the record
+// in flight, reconciled rather than sent twice.
+import Dexie from 'dexie'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { quotaError, quotaFault } from '../../../testing/quota.ts'
+import { v3, v4 } from '../../../testing/service.ts'
+import { countingTransport, pages, serviceCounts, startWorld, type World } from '../../../testing/sync-kit.ts'
+import { actionsFor, replayFast, startFilledKit, type Kit } from '../../../testing/outbox-kit.ts'
+import { startDataLayer, syncStatus, type StorageState } from './data-layer.ts'
+import { mergedOne } from './overlay.ts'
+import { isQuotaError, isStorageFull, StorageFullError, SYNC_PAUSED_MESSAGE, WRITE_NOT_SAVED_MESSAGE } from './storage-full.ts'
+import { createSyncer, readCheckpoints, type SyncProgress } from './sync/index.ts'
+import { errorOfRun, failureOfRun } from './sync-worker/protocol.ts'
+import type { CachedEpic } from './types.ts'
+
+const until = async (done: () => boolean | Promise<boolean>, ms = 10_000) => {
+  const end = Date.now() + ms
+  while (!(await done())) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+describe('what counts as storage full', () => {
+  it('Dexie’s error, one that carries it, and one that crossed from the sync worker', () => {
+    expect(isQuotaError(quotaError())).toBe(true)
+    const aborted = new Dexie.AbortError('Transaction aborted', quotaError())
+    expect(isQuotaError(aborted)).toBe(true)
+    expect(isQuotaError(new Dexie.AbortError('Transaction aborted'))).toBe(false)
+    expect(isStorageFull(errorOfRun(failureOfRun(aborted, false)))).toBe(true)
+    expect(isStorageFull(new Error('network'))).toBe(false)
+  })
+})
+
+describe('sync with storage full', () => {
+  let world: World
+  let serviceNow = Date.parse('2025-06-02T09:00:00.000Z')
+  beforeAll(async () => {
+    world = await startWorld({ seed: { epics: 450, docs: 120, files: 6 }, clock: () => serviceNow })
+  })
+  afterAll(() => world.close())
+
+  /** A data layer over a database whose writes the fault refuses; `fill(p)` says when to fill it up. */
+  function engineOn(name: string, fill: (p: SyncProgress) => boolean) {
+    const db = world.openDb(name)
+    const fault = quotaFault(db)
+    const counting = countingTransport(world.transport)
+    const evicted: number[][] = []
+    const states: (StorageState | null)[] = []
+    const engine = startDataLayer({
+      db,
+      transport: { ...counting, evictFiles: async (keep) => (evicted.push(keep), { removed: 0, bytes: 0 }) },
+      sync: { fileBudgetBytes: 0 },
+      storageRetry: { firstMs: 40, maxMs: 80 },
+      onStorage: (state) => states.push(state),
+      syncer: (config) =>
+        createSyncer({
+          ...config,
+          onProgress: (p) => {
+            config.onProgress?.(p)
+            if (fill(p)) fault.full = true
+          },
+        }),
+    })
+    return { db, fault, counted: counting.counted, evicted, states, engine }
+  }
+
+  it('a bootstrap page: the run stops with nothing of the page written, waits, and resumes from its last page once there is room', async () => {
+    // Full once the second page is stored (once: room that comes back stays).
+    let filled = false
+    const { db, fault, counted, evicted, states, engine } = engineOn('quota-bootstrap', (p) => !filled && p.kind === 'epics' && p.done >= 200 && (filled = true))
+    await expect(engine.sync()).rejects.toThrow(SYNC_PAUSED_MESSAGE)
+    // The downloaded files were cleared and the run tried again at once, which found no more room.
+    expect(evicted).toEqual([[]])
+    expect(states).toHaveLength(1)
+    expect(states[0]).toMatchObject({ message: SYNC_PAUSED_MESSAGE })
+    expect(engine.storage()).not.toBeNull()
+    expect(fault.refused).toBeGreaterThanOrEqual(2)
+
+    // The checkpoint is where the second page left it: nothing of the third page is in the cache.
+    const cp = (await readCheckpoints(db)).get('epics')!
+    expect(cp).toMatchObject({ bootstrapped: false, done: 200 })
+    expect(cp.cursor).not.toBeNull()
+    expect(await db.epicComments.count()).toBeLessThan(serviceCounts(world.service).comments)
+    // Descriptions come with the pages only (the v3 list leaves them out).
+    expect(await db.epics.filter((e) => e.description !== '').count()).toBeLessThanOrEqual(200)
+
+    // Still full: it tries again by itself, and waits again.
+    await until(() => states.length >= 2)
+    expect(states[1]).not.toBeNull()
+    expect(evicted).toHaveLength(1)
+
+    // Room again: the next try resumes after the second page, and the message goes.
+    fault.full = false
+    counted.reset()
+    await until(() => engine.storage() === null)
+    expect(states.at(-1)).toBeNull()
+    expect(counted.calls.get('epics.list')).toBe(pages(450) - 2)
+    const c = serviceCounts(world.service)
+    expect(await db.epics.count()).toBe(c.epics)
+    expect(await db.epicComments.count()).toBe(c.comments)
+    expect(await db.docs.count()).toBe(c.docs)
+    expect(await syncStatus(db)).toMatchObject({ state: 'idle', bootstrapped: true, error: null })
+    await engine.stop()
+  })
+
+  it('an incremental page: the checkpoint stays below what was not written, and every change arrives once there is room', async () => {
+    let filling = false
+    const { db, fault, states, engine } = engineOn('quota-incremental', (p) => filling && p.kind === 'epics' && p.phase === 'incremental' && p.done >= 100)
+    await engine.sync()
+    const before = (await readCheckpoints(db)).get('epics')!
+    // 150 epics renamed on the service: two pages of changes.
+    serviceNow += 60_000
+    const ids = world.service.ctx.col<any>('epic').ids().map(Number).slice(0, 150)
+    for (let i = 0; i < ids.length; i += 100) {
+      await v4(world.service).patch('/epics/bulk', { epics: ids.slice(i, i + 100).map((id) => ({ id, name: `Renamed ${id}` })) })
+      serviceNow += 1_000
+    }
+    filling = true
+    await expect(engine.sync()).rejects.toBeInstanceOf(StorageFullError)
+    const renamed = async () => (await db.epics.bulkGet(ids)).filter((e) => e?.name === `Renamed ${e?.id}`).length
+    const during = (await readCheckpoints(db)).get('epics')!
+    // The walk's mark is not moved past the unwritten page: the next walk still reads down to the old one.
+    expect(during.since).toBe(before.since)
+    expect(during.cursor).not.toBeNull()
+    expect(await renamed()).toBe(100)
+    expect(engine.storage()).not.toBeNull()
+
+    fault.full = false
+    filling = false
+    // The user's Sync now, without waiting for the next try.
+    await engine.sync({ force: true })
+    expect(await renamed()).toBe(150)
+    expect(engine.storage()).toBeNull()
+    expect(states.at(-1)).toBeNull()
+    expect((await readCheckpoints(db)).get('epics')!.since! > before.since!).toBe(true)
+    await engine.stop()
+  })
+})
+
+describe('a user’s change with storage full', () => {
+  let kit: Kit
+  let epics: CachedEpic[]
+  beforeAll(async () => {
+    ;({ kit, epics } = await startFilledKit())
+  })
+  afterAll(() => kit.close())
+
+  it('is refused as a whole, in words, and the same change is saved once there is room', async () => {
+    const db = kit.openDb()
+    const fault = quotaFault(db)
+    let told = 0
+    const actions = actionsFor(db, kit.transport, { onStorageFull: () => told++ })
+    const [epic] = epics
+    fault.full = true
+    const edit = actions.updateEpic(epic.id, { name: 'Written while the disk was full' })
+    await expect(edit).rejects.toBeInstanceOf(StorageFullError)
+    await expect(edit).rejects.toThrow(WRITE_NOT_SAVED_MESSAGE)
+    await expect(actions.createComment(epic.id, 'A comment that could not be saved')).rejects.toBeInstanceOf(StorageFullError)
+    expect(told).toBe(2)
+    // Nothing half-done: no record, no overlay, the epic as it was.
+    expect(await db.outbox.count()).toBe(0)
+    expect(await db.overlay.count()).toBe(0)
+    expect((await mergedOne<CachedEpic>(db, 'epic', epic.id))?.name).toBe(epic.name)
+
+    fault.full = false
+    await actions.updateEpic(epic.id, { name: 'Written while the disk was full' })
+    expect(await db.outbox.count()).toBe(1)
+    expect((await mergedOne<CachedEpic>(db, 'epic', epic.id))?.name).toBe('Written while the disk was full')
+    db.close()
+  })
+
+  it('a create the service confirmed but the cache could not write stays in flight and is found again, never sent twice', async () => {
+    const db = kit.openDb()
+    const fault = quotaFault(db, { tables: ['epics'] })
+    await db.outbox.clear()
+    await db.overlay.clear()
+    const actions = actionsFor(db, kit.transport)
+    await actions.createEpic({ name: 'Created with a full disk' })
+    fault.full = true
+    await expect(replayFast(db, kit.transport)).rejects.toSatisfy(isStorageFull)
+    const [record] = await db.outbox.toArray()
+    expect(record).toMatchObject({ state: 'in-flight', op: 'create' })
+
+    fault.full = false
+    await replayFast(db, kit.transport)
+    expect(await db.outbox.count()).toBe(0)
+    const named = ((await v3(kit.service).get('/epics')).body as { name: string }[]).filter((e) => e.name === 'Created with a full disk')
+    expect(named).toHaveLength(1)
+    db.close()
+  })
+})
