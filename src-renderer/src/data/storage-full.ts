@@ -25,7 +25,7 @@ export function isStorageFull(error: unknown): boolean {
 
 /** Shown while sync waits for room. */
 export const SYNC_PAUSED_MESSAGE =
-  'Outpost’s storage is full, so sync is paused. Free some space on this computer (downloaded files were cleared already); sync resumes by itself once there is room.'
+  'Outpost’s storage is full, so sync is paused. Downloaded files were cleared to make room; free some more space on this computer and sync resumes by itself.'
 
 /** A change the person made that could not be saved. */
 export const WRITE_NOT_SAVED_MESSAGE =
