@@ -30,7 +30,7 @@ import {
   type HostMessage,
 } from '../src-shared/ipc.ts'
 import { accountStagingFolder, stageStream, TooLargeError } from '../src-main/files/staging.ts'
-import { DISK_FULL_MESSAGE, isDiskFull } from '../src-main/files/disk-full.ts'
+import { diskFullForStaging, isDiskFull } from '../src-main/files/disk-full.ts'
 import { dispatch } from '../src-main/ipc/dispatch.ts'
 import type { MainSide } from '../src-main/main-side.ts'
 import { contentSecurityPolicy } from '../src-main/shell/content-security-policy.ts'
@@ -195,7 +195,11 @@ export async function startHost(options: HostOptions): Promise<Host> {
       answer(200, { path })
     } catch (error) {
       if (error instanceof TooLargeError) answer(413, { error: error.message })
-      else if (isDiskFull(error)) answer(507, { error: DISK_FULL_MESSAGE })
+      else if (isDiskFull(error)) {
+        // The bytes came once and are gone: room is made for the next drop, which the message asks for.
+        await side.table['outpost:files.evict-cache']({ keep: [] }).catch(() => undefined)
+        answer(507, { error: diskFullForStaging(name) })
+      }
       else throw error
     }
   }

@@ -18,3 +18,7 @@ export const DISK_FULL_MESSAGE = 'Your disk is full, so Outpost could not save w
 /** A download that found no room even after the file cache was cleared. */
 export const DISK_FULL_DOWNLOAD_MESSAGE =
   'Your disk is full, so the file could not be downloaded. Outpost cleared its other downloaded files to make room, and it was not enough: free some space on this computer, then try again.'
+
+/** A dropped file that could not be kept for upload (the file cache was cleared meanwhile). */
+export const diskFullForStaging = (name: string): string =>
+  `Your disk is full, so ${name} could not be kept for upload. Outpost cleared its downloaded files to make room; free some space on this computer if need be, then drop it again.`

@@ -10,7 +10,7 @@ import { previousDemo, useDemo } from '../demo.ts'
 import type { DemoLauncher } from '../demo-service.ts'
 import { discardOwnFile } from '../files/discard.ts'
 import { ExportRefused, ExportWriteFailed, type Exports } from '../export/exports.ts'
-import { DISK_FULL_DOWNLOAD_MESSAGE, isDiskFull } from '../files/disk-full.ts'
+import { DISK_FULL_DOWNLOAD_MESSAGE, diskFullForStaging, isDiskFull } from '../files/disk-full.ts'
 import { downloadToCache, evictCache, findCached, NoContentError, readStart } from '../files/file-cache.ts'
 import { isInside, isReallyInside, type OwnFolders } from '../files/folders.ts'
 import { isProgram } from '../files/programs.ts'
@@ -139,26 +139,31 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
   const evict = (accountId: string, keep: Iterable<number>) => evictCache(deps.folders.cache, accountId, new Set([...keep, ...downloading.keys()]))
 
   /**
-   * A download with room made for it: on a full disk the file cache is cleared (all but this file and the
-   * other downloads under way) and the download tried once more; still full, the person is told. The gateway
-   * leaves no partial file behind either way.
+   * A write of a file's bytes with room made for it: on a full disk the file cache is cleared (all but `keep`
+   * and the downloads under way) and the write tried once more; still full, the person is told `message`.
+   * What failed leaves no partial file (the gateway's and the staging folder's temporary names are removed).
    */
-  const withRoom = async <T>(accountId: string, fileId: number, run: () => Promise<T>): Promise<T> => {
+  const withRoom = async <T>(accountId: string, keep: number[], message: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run()
+    } catch (error) {
+      if (!isDiskFull(error)) throw error
+      const freed = await evict(accountId, keep)
+      deps.log.add('warning', `The disk is full: ${freed.removed} downloaded files (${freed.bytes} bytes) removed to make room.`)
+    }
+    try {
+      return await run()
+    } catch (error) {
+      if (isDiskFull(error)) throw new IpcFailure('disk-full', message)
+      throw error
+    }
+  }
+
+  /** A download of a file's content: room made for it as above, and never cleared while it runs. */
+  const download = async <T>(accountId: string, fileId: number, run: () => Promise<T>): Promise<T> => {
     downloading.set(fileId, (downloading.get(fileId) ?? 0) + 1)
     try {
-      try {
-        return await run()
-      } catch (error) {
-        if (!isDiskFull(error)) throw error
-        const freed = await evict(accountId, [fileId])
-        deps.log.add('warning', `The disk is full: ${freed.removed} downloaded files (${freed.bytes} bytes) removed to make room.`)
-      }
-      try {
-        return await run()
-      } catch (error) {
-        if (isDiskFull(error)) throw new IpcFailure('disk-full', DISK_FULL_DOWNLOAD_MESSAGE)
-        throw error
-      }
+      return await withRoom(accountId, [fileId], DISK_FULL_DOWNLOAD_MESSAGE, run)
     } finally {
       const left = (downloading.get(fileId) ?? 1) - 1
       if (left > 0) downloading.set(fileId, left)
@@ -176,7 +181,7 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     let path = await findCached(deps.folders.cache, account.id, fileId)
     if (!path) {
       const { account: using, gateway } = await deps.gateway.get()
-      path = (await withRoom(using.id, fileId, () => noContent(() => downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: using.id, fileId })))).path
+      path = (await download(using.id, fileId, () => noContent(() => downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: using.id, fileId })))).path
     }
     if (!(await isReallyInside(deps.folders.cache, path))) throw new IpcFailure('invalid-request', `${basename(path)} is not in Outpost's file cache, so it is neither opened nor read.`)
     return path
@@ -229,7 +234,7 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
 
     'outpost:files.download': async ({ downloadId, fileId, known }) => {
       const { account, gateway } = await deps.gateway.get()
-      return withRoom(account.id, fileId, () =>
+      return download(account.id, fileId, () =>
         noContent(() =>
           downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: account.id, fileId, known }, ({ received, total }) =>
             deps.emit('outpost:download-progress', { downloadId, bytesReceived: received, bytesTotal: total }),
@@ -266,8 +271,9 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
         })
       }
       if (!deps.pickedFiles.has(path)) throw new IpcFailure('invalid-request', `Outpost keeps only files you dropped or picked; ${basename(path)} is not one of them.`)
-      const folder = accountStagingFolder(deps.folders.staging, currentAccount().id)
-      return readable(() => stageCopy(folder, path, basename(path)))
+      const account = currentAccount().id
+      const folder = accountStagingFolder(deps.folders.staging, account)
+      return readable(() => withRoom(account, [], diskFullForStaging(basename(path)), () => stageCopy(folder, path, basename(path))))
     },
 
     'outpost:files.discard': async ({ path }) => {
