@@ -17,9 +17,11 @@ export interface QuotaFault {
 
 export const quotaError = () => new DOMException('The quota has been exceeded.', 'QuotaExceededError')
 
-/** Installs the fault on `db` (before its first use: Dexie builds its middleware stack when it opens). */
-export function quotaFault(db: Dexie, initial: Partial<Omit<QuotaFault, 'refused'>> = {}): QuotaFault {
-  const fault: QuotaFault = { full: false, refused: 0, ...initial }
+/**
+ * Installs `fault` on `db` (before its first use: Dexie builds its middleware stack when it opens). One fault
+ * may serve several database objects (the lives of a soak): they share its `full`.
+ */
+export function quotaFault(db: Dexie, fault: QuotaFault = { full: false, refused: 0 }): QuotaFault {
   db.use({
     stack: 'dbcore',
     name: 'quota-fault',

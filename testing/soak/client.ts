@@ -17,6 +17,7 @@ import { outboxActions, type Actions } from '../../src-renderer/src/data/actions
 import { OutpostDb } from '../../src-renderer/src/data/db.ts'
 import { startDataLayer, type DataLayer } from '../../src-renderer/src/data/data-layer.ts'
 import { gatewayTransport } from '../gateway-transport.ts'
+import { quotaFault, type QuotaFault } from '../quota.ts'
 import { createProcessLock } from '../../src-renderer/src/data/lock.ts'
 import { replay } from '../../src-renderer/src/data/outbox/index.ts'
 import { TransportError, type FileOnDisk, type Transport } from '../../src-renderer/src/data/transport.ts'
@@ -35,6 +36,8 @@ export interface Shared {
   pace: Pace
   /** The network as every life sees it. */
   net: { online: boolean }
+  /** Storage as every life sees it: while full, the cache's writes fail with QuotaExceededError. */
+  quota: QuotaFault
 }
 
 export type KillReason = 'calls' | 'idle' | 'end'
@@ -75,6 +78,7 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
   })
   const inner = gatewayTransport(gateway, shared.folders)
   const db = new OutpostDb(shared.dbName, { indexedDB: shared.indexedDB, IDBKeyRange })
+  quotaFault(db, shared.quota)
   const controller = new AbortController()
   const wire = new Set<Promise<unknown>>()
   let dead = false

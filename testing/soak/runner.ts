@@ -24,6 +24,7 @@ import { WriteRefused } from '../../src-renderer/src/data/actions.ts'
 import { isLocalId, outboxRecords, outboxStatus, resolveId } from '../../src-renderer/src/data/outbox/index.ts'
 import { mergedDocEpics, mergedLabels, mergedOne } from '../../src-renderer/src/data/overlay.ts'
 import { isBootstrapped } from '../../src-renderer/src/data/sync/index.ts'
+import { StorageFullError } from '../../src-renderer/src/data/storage-full.ts'
 import type { EntityId, EntityKind, OutboxRecord } from '../../src-renderer/src/data/types.ts'
 import { startLife, type KillReason, type Life, type Pace, type Shared } from './client.ts'
 import { linkKey, Model, splitLinkKey, TAG_FIELD, type Entity, type Kind } from './model.ts'
@@ -65,6 +66,8 @@ export interface SoakStats {
   lives: number
   kills: { midBootstrap: number; midReplay: number; midSync: number; idle: number }
   offline: number
+  /** Spells of storage full (cache writes refused), and the user's changes refused during them (said to the user, not made). */
+  quota: { spells: number; refused: number; changesRefused: number }
   faultChanges: number
   rateLimitBursts: number
   /** Label names someone else took while one of ours waited to be sent with it. */
@@ -124,6 +127,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     folders: { staging: join(folder, 'staging'), cache: join(folder, 'cache') },
     pace,
     net: { online: true },
+    quota: { full: false, refused: 0 },
   }
   // Keeps the HTTP agent open across lives (the last gateway to close an origin closes its connections).
   const keeper = new Gateway({ baseUrl: service.baseUrl, workspaceSlug: service.workspace, token: service.tokens.admin, tokenKind: 'v4' })
@@ -137,6 +141,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     lives: 0,
     kills: { midBootstrap: 0, midReplay: 0, midSync: 0, idle: 0 },
     offline: 0,
+    quota: { spells: 0, refused: 0, changesRefused: 0 },
     faultChanges: 0,
     rateLimitBursts: 0,
     labelNamesTaken: 0,
@@ -737,6 +742,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     } catch (error) {
       // Not in the cache (yet): the UI would not have offered it.
       if (error instanceof WriteRefused && error.reason === 'not-found') return 'skip'
+      // Storage full: the change was not made, and the user was told so (the screen keeps it to try again).
+      if (error instanceof StorageFullError) {
+        stats.quota.changesRefused++
+        return 'skip'
+      }
       refused++
       details.push(`refused: ${a.name}: ${(error as Error).message}`)
       return 'skip'
@@ -772,6 +782,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       },
     },
     { weight: 1.5, run: async () => life.kill('idle') },
+    {
+      weight: 1,
+      run: async () => {
+        // Storage full for a spell: every write of the cache is refused (sync pages, replay's answers, the user's changes).
+        if (shared.quota.full) return
+        shared.quota.full = true
+        quotaUntil = step + 1 + int(40)
+        stats.quota.spells++
+      },
+    },
     {
       weight: 0.12,
       run: async () => {
@@ -859,7 +879,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   // ---- the run ----
   let done = 0
   let nextLog = options.every ?? 1000
-  for (let step = 0; done < options.ops; step++) {
+  /** The step at which a spell of storage full ends. */
+  let quotaUntil = 0
+  let step = 0
+  for (; done < options.ops; step++) {
+    if (shared.quota.full && step >= quotaUntil) shared.quota.full = false
     if (life.dead) {
       await bury(life)
       life = newLife()
@@ -886,6 +910,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   service.setFaults(NO_FAULTS)
   service.setRateLimit(pace)
   shared.net.online = true
+  shared.quota.full = false
+  stats.quota.refused = shared.quota.refused
   await bury(life)
   life = newLife(Infinity)
   for (let i = 0; i < 20 && !bootstrapped; i++) await awaited(life, 'sync')

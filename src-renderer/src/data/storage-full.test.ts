@@ -178,7 +178,7 @@ describe('a user’s change with storage full', () => {
 
   it('a create the service confirmed but the cache could not write stays in flight and is found again, never sent twice', async () => {
     const db = kit.openDb()
-    const fault = quotaFault(db, { tables: ['epics'] })
+    const fault = quotaFault(db, { full: false, refused: 0, tables: ['epics'] })
     await db.outbox.clear()
     await db.overlay.clear()
     const actions = actionsFor(db, kit.transport)
