@@ -123,7 +123,7 @@ describe('epic stories and progress', () => {
     expect(third.calls['epicStories.list']).toBeUndefined()
   })
 
-  it('a cache of the first version opens as the second with its rows, and the new tables empty', async () => {
+  it('a cache of the first version opens as the latest with its rows, the new tables empty and the unread indexes gone', async () => {
     const name = 'outpost:upgrade'
     const old = new Dexie(name, { indexedDB: world.indexedDB, IDBKeyRange })
     old.version(1).stores({ epics: 'id, updated_at, archived, epic_state_id, external_id, *owner_ids, *group_ids, *objective_ids, *label_ids', meta: 'key' })
@@ -134,6 +134,9 @@ describe('epic stories and progress', () => {
     expect(await upgraded.stories.count()).toBe(0)
     expect(await upgraded.storyLists.count()).toBe(0)
     expect(await upgraded.epicProgress.count()).toBe(0)
-    expect(upgraded.verno).toBe(2)
+    expect(upgraded.verno).toBe(3)
+    // What reads use stays; an epic's owners, teams, labels, state, archived and external id are indexed no more.
+    expect(upgraded.epics.schema.indexes.map((i) => i.name).sort()).toEqual(['objective_ids', 'updated_at'])
+    expect((await upgraded.epics.orderBy('updated_at').first())?.name).toBe('Kept')
   })
 })
