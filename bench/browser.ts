@@ -4,6 +4,7 @@
 // launch finds the cache the first one filled). The Chrome DevTools Protocol
 // gives what the page cannot see of itself: every main-thread task (a trace)
 // and the JS heap after a full garbage collection.
+import { readdirSync, readFileSync } from 'node:fs'
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core'
 import { inPage, installProbes, type Probes } from './page-probes.ts'
 
@@ -107,4 +108,52 @@ export async function heapAfterGc(cdp: CDPSession): Promise<number> {
   await cdp.send('HeapProfiler.collectGarbage')
   const { usedSize } = await cdp.send('Runtime.getHeapUsage')
   return usedSize
+}
+
+/** CPU seconds the browser's processes have used, by kind of process (from /proc; undefined where there is none). */
+export type BrowserCpu = Map<string, number>
+
+/**
+ * The CPU time so far of every process of the Chromium launched on `profileDir` (the browser
+ * process, whose IndexedDB backend writes the cache, its renderers with their workers, its GPU
+ * process), by kind. CPU time moves far less with the machine's load than wall time does.
+ */
+export function browserCpu(profileDir: string): BrowserCpu | undefined {
+  let pids: string[]
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d))
+  } catch {
+    return undefined
+  }
+  const procs = new Map<number, { parent: number; seconds: number; kind: string; ours: boolean }>()
+  const tick = 100
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      const kind = /--type=([a-z-]+)/.exec(command)?.[1] ?? 'browser'
+      procs.set(Number(pid), { parent: Number(fields[1]), seconds: (Number(fields[11]) + Number(fields[12])) / tick, kind, ours: command.includes(profileDir) && kind === 'browser' })
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const tree = new Set([...procs].filter(([, p]) => p.ours).map(([pid]) => pid))
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const [pid, p] of procs) if (!tree.has(pid) && tree.has(p.parent)) grew = tree.add(pid).size > 0
+  }
+  const byKind: BrowserCpu = new Map()
+  for (const pid of tree) {
+    const p = procs.get(pid)!
+    byKind.set(p.kind, (byKind.get(p.kind) ?? 0) + p.seconds)
+  }
+  return byKind
+}
+
+/** What the browser's processes used between two readings, by kind, and in all. */
+export function cpuBetween(before: BrowserCpu | undefined, after: BrowserCpu | undefined): { total: number; byKind: Map<string, number> } | undefined {
+  if (!before || !after) return undefined
+  const byKind = new Map([...after].map(([kind, seconds]) => [kind, seconds - (before.get(kind) ?? 0)]))
+  return { total: [...byKind.values()].reduce((a, b) => a + b, 0), byKind }
 }

@@ -50,7 +50,7 @@ import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
 import { OPEN_MARKS } from '../src-renderer/src/first-paint/early-cache.ts'
 import { SEARCH_MARKS } from '../src-renderer/src/data/search/index.ts'
 import { createSyncer, DEFAULT_SYNC_OPTIONS } from '../src-renderer/src/data/sync/index.ts'
-import { heapAfterGc, launch, probesOf, traceTasks, type BrowserWindow, type MainThreadTasks } from './browser.ts'
+import { browserCpu, cpuBetween, heapAfterGc, launch, probesOf, traceTasks, type BrowserWindow, type MainThreadTasks } from './browser.ts'
 import { describeLimit, describeRoutes, emptyWindow, floorOf, held, measured, outpostClient, RATE_LIMIT, ratio, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
 import { installFloor, type Floor } from './page-floor.ts'
 import { inPage, watchKeystrokes, type Keystroke, type LongFrame, type LongTask, type SlowEvent } from './page-probes.ts'
@@ -83,6 +83,8 @@ interface Bootstrap {
   /** The frame (Long Animation Frames API) that held the longest long task, and the scripts in it: what that task was. */
   longestTaskFrame: LongFrame | undefined
   heapBytes: number
+  /** The browser's CPU seconds from sign-in to synced (all its processes, and by kind), where /proc tells. */
+  cpu: ReturnType<typeof cpuBetween>
 }
 
 async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: string): Promise<Bootstrap> {
@@ -96,9 +98,11 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     const recording = bench.record(service.tokens.admin)
     const pageStart = await page.evaluate(() => performance.now())
     const started = performance.now()
+    const cpuBefore = browserCpu(profile)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: BOOTSTRAP_TIMEOUT_MS })
     const syncedMs = performance.now() - started
+    const cpu = cpuBetween(cpuBefore, browserCpu(profile))
     await searchCaughtUp(page)
     const indexedMs = performance.now() - started
     const traffic = recording.stop()
@@ -113,7 +117,7 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     const files = held(service).files
     const row = probes.firstRow
     const firstRowMs = row ? (row.paintAt ?? row.frameAt ?? row.domAt) - pageStart : undefined
-    return { syncedMs, indexedMs, firstRowMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
+    return { syncedMs, cpu, indexedMs, firstRowMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
   } finally {
     await context.close()
   }
@@ -417,6 +421,8 @@ async function main(): Promise<void> {
   add('bootstrap: sign-in to synced', boot((b) => b.syncedMs) / 1000, 's', `${boot((b) => b.requests)} requests (${describeRoutes(rounds[0].bootstrap.routes, 4)}), ${boot((b) => b.rateLimited)} answered 429`)
   add('bootstrap: the data layer alone (Node), to synced', med((r) => r.peer.ms) / 1000, 's', `the peer: the same workspace and service, the app's sync options; ${med((r) => r.peer.requests)} requests; complete in ${rounds.filter((r) => r.peer.complete).length} of ${rounds.length} rounds`)
   add('bootstrap: the app against the data layer alone', med((r) => ratio(r.bootstrap.syncedMs, r.peer.ms)), 'x', 'sign-in to synced over the peer of the same round; goal: at most 1.5x')
+  const cpuOf = (kind?: string) => boot((b) => (b.cpu ? (kind ? (b.cpu.byKind.get(kind) ?? 0) : b.cpu.total) : Number.NaN))
+  add('bootstrap: the browser\'s CPU, sign-in to synced', cpuOf(), 's', `all its processes (from /proc): the browser process (IndexedDB's writes) ${cpuOf('browser').toFixed(1)} s, the renderer (the window and its sync worker) ${cpuOf('renderer').toFixed(1)} s, the GPU process ${cpuOf('gpu-process').toFixed(1)} s; moves less with the machine's load than the times`)
   add('bootstrap: sign-in to search index complete', boot((b) => b.indexedMs) / 1000, 's')
   add('bootstrap: sign-in to the first epic rows painted', boot((b) => b.firstRowMs ?? Number.NaN) / 1000, 's', 'while the bootstrap runs (Element Timing on the first row); goal: within 2 s')
   add('bootstrap: requests', boot((b) => b.requests), 'requests', `goal: the floor, the sign-in's whoami and one per prefetched file: ${boot((b) => b.floor)} + 1 + ${boot((b) => b.downloads)} = ${boot((b) => b.floor + 1 + b.downloads)}; all: ${describeRoutes(rounds[0].bootstrap.routes, 20)}`)
