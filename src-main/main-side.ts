@@ -22,6 +22,7 @@ import type { HandlerTable } from './ipc/dispatch.ts'
 import type { SystemNotice } from '../src-shared/ipc.ts'
 import { toIpcError } from './ipc/errors.ts'
 import { createHandlers, type Emit } from './ipc/handlers.ts'
+import { Journals } from './journal/journal.ts'
 import { LinkInbox } from './shell/link-inbox.ts'
 import { PickedFiles } from './ipc/picked-files.ts'
 import { RecentLog } from './diagnostics/recent-log.ts'
@@ -122,7 +123,9 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
     onError: (message) => log.warn(message),
   })
   connectivity.onChange((state) => log.info(`${state.online ? 'Online' : 'Offline'} (${state.reason})`))
+  const journals = new Journals(options.dataDir)
   const table = loggingFailures(log, createHandlers({
+    journals,
     links,
     exports: new Exports({ cacheDir: folders.cache }),
     pickExportFolder: options.pickExportFolder,
@@ -172,7 +175,7 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
       schedule.stop()
       connectivity.stop()
       // Both at once: on quit, the demo's child process is told to stop before the app is gone.
-      await Promise.all([gateway.reset(), options.demo?.close()])
+      await Promise.all([gateway.reset(), options.demo?.close(), journals.close()])
     },
   }
 }

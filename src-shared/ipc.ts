@@ -328,6 +328,62 @@ export interface ProblemReport {
   shown: boolean
 }
 
+/**
+ * A queued change as the outbox journal keeps it (the window's outbox record as it was queued): what
+ * replay needs to send it again after the window's storage was lost. Never a token.
+ */
+export interface JournalRecord {
+  kind: string
+  entityId: string
+  op: 'create' | 'update' | 'delete'
+  payload: Record<string, unknown>
+  base?: Record<string, unknown>
+  params?: Record<string, string | number | null>
+  externalId?: string
+  baseUpdatedAt?: string
+  staged?: { path: string; name: string; size: number }
+}
+
+export interface JournalEntry {
+  /** Increasing per journal, never reused (compaction keeps counting). */
+  id: number
+  /** When it was queued (ms). */
+  at: number
+  record: JournalRecord
+  /** Marked as about to be sent (it may be on the service) once entries up to this id had been appended. */
+  sentAfter?: number
+}
+
+/** What a confirmed create's local id became. */
+export interface JournalMapping {
+  kind: string
+  id: string | number
+}
+
+/** An account's journal: what is still open, oldest first. */
+export interface JournalState {
+  /** The journal's identity: a new journal (or a new cache) does not match the other's record of it. */
+  epoch: string
+  /** The last id given (entries above it do not exist). */
+  lastId: number
+  entries: JournalEntry[]
+  map: Record<string, JournalMapping>
+}
+
+export interface JournalAppendRequest {
+  accountId: string
+  records: JournalRecord[]
+}
+
+export interface JournalIdsRequest {
+  accountId: string
+  ids: number[]
+}
+
+export interface JournalConfirmRequest extends JournalIdsRequest {
+  map?: Record<string, JournalMapping>
+}
+
 /** Shortcuts and menu items that the renderer carries out. */
 export type AppCommand =
   | 'open-palette'
@@ -428,6 +484,14 @@ export interface RequestChannels {
   'outpost:problem-report.create': { request: ProblemReportRequest; response: ProblemReport }
   /** A problem the window saw (an uncaught error), kept in the main side's recent log. */
   'outpost:log.report': { request: LogReport; response: void }
+  /** Appends queued changes to the account's outbox journal; answers once they are on disk. */
+  'outpost:journal.append': { request: JournalAppendRequest; response: { epoch: string; ids: number[] } }
+  /** Marks journaled changes as about to be sent. */
+  'outpost:journal.sent': { request: JournalIdsRequest; response: void }
+  /** Journaled changes done with (confirmed, cancelled, discarded), and what confirmed creates' local ids became. */
+  'outpost:journal.confirm': { request: JournalConfirmRequest; response: void }
+  /** The account's journal: what is still open. */
+  'outpost:journal.read': { request: { accountId: string }; response: JournalState }
 }
 
 /** A notification of the OS: what changed, and the outpost:// link a click opens. */
@@ -504,6 +568,10 @@ const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
   'outpost:updates.restart': true,
   'outpost:problem-report.create': true,
   'outpost:log.report': true,
+  'outpost:journal.append': true,
+  'outpost:journal.sent': true,
+  'outpost:journal.confirm': true,
+  'outpost:journal.read': true,
 }
 
 const EVENT_CHANNEL_SET: Record<EventChannel, true> = {

@@ -1,6 +1,6 @@
 // The handler table with the real parts (accounts, gateway, the local service
 // over HTTP), called the way both transports call it: through dispatch().
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
@@ -16,6 +16,7 @@ import { safeFileName } from '../files/safe-name.ts'
 import { openMainSide, type MainSide, type MainSideOptions } from '../main-side.ts'
 import { dispatch } from './dispatch.ts'
 import { DEMO_UNAVAILABLE } from './handlers.ts'
+import { journalPath } from '../journal/journal.ts'
 
 let service: RunningService
 let other: RunningService
@@ -122,6 +123,47 @@ describe('the handler table', () => {
     const uploaded = await ask('outpost:files.upload', { uploadId: 'u3', paths: [picked] })
     expect(uploaded).toMatchObject({ ok: true, value: [{ name: 'picked.txt' }] })
     expect(events.filter(([e]) => e === 'outpost:upload-progress').every(([, p]) => (p as { uploadId: string }).uploadId === 'u3')).toBe(true)
+  })
+})
+
+describe('the outbox journal', () => {
+  it('refuses malformed changes and accounts that are not there, and keeps each account’s changes, never its token', async () => {
+    const { ask, dataDir } = await open()
+    const account = (await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.admin })).value
+    const change = { kind: 'epic', entityId: 'local:1', op: 'create', payload: { name: 'Journaled' }, externalId: 'outpost-1' }
+    for (const bad of [
+      { accountId: account.id, records: [] },
+      { accountId: account.id, records: [{ ...change, op: 'upsert' }] },
+      { accountId: account.id, records: [{ ...change, kind: '../etc' }] },
+      { accountId: account.id, records: [{ ...change, payload: 'name=x' }] },
+      { accountId: account.id, records: [{ ...change, params: { epic_id: { $gt: 1 } } }] },
+      { accountId: account.id, records: [{ ...change, staged: { path: '/x', name: 'x', size: -1 } }] },
+      { accountId: account.id, records: [{ ...change, payload: { text: 'x'.repeat(9 * 1024 * 1024) } }] },
+      { records: [change] },
+    ]) {
+      expect(await ask('outpost:journal.append', bad)).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    }
+    expect(await ask('outpost:journal.sent', { accountId: account.id, ids: [0] })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    expect(await ask('outpost:journal.confirm', { accountId: account.id, ids: [1], map: { 'not-local': { kind: 'epic', id: 1 } } })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid-request' },
+    })
+    expect(await ask('outpost:journal.append', { accountId: 'someone-else', records: [change] })).toMatchObject({ ok: false, error: { kind: 'no-account' } })
+
+    const appended = await ask('outpost:journal.append', { accountId: account.id, records: [change] })
+    expect(appended).toMatchObject({ ok: true, value: { ids: [1] } })
+    await ask('outpost:journal.sent', { accountId: account.id, ids: [1] })
+    expect((await ask('outpost:journal.read', { accountId: account.id })).value).toMatchObject({ entries: [{ id: 1, record: change, sentAfter: 1 }] })
+    const file = readFileSync(journalPath(dataDir, account.id), 'utf8')
+    expect(file).toContain('Journaled')
+    expect(file).not.toContain(service.tokens.admin)
+    await ask('outpost:journal.confirm', { accountId: account.id, ids: [1], map: { 'local:1': { kind: 'epic', id: 42 } } })
+    expect((await ask('outpost:journal.read', { accountId: account.id })).value).toMatchObject({ entries: [], map: { 'local:1': { kind: 'epic', id: 42 } } })
+
+    // Removing the workspace removes its journal: adding it again sends nothing it had queued.
+    await ask('outpost:journal.append', { accountId: account.id, records: [change] })
+    await ask('outpost:accounts.remove', { id: account.id })
+    expect(existsSync(journalPath(dataDir, account.id))).toBe(false)
   })
 })
 

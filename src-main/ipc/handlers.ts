@@ -17,6 +17,7 @@ import { isProgram } from '../files/programs.ts'
 import type { LinkInbox } from '../shell/link-inbox.ts'
 import { crashDumps, CRASHES_FOLDER, problemReport, writeProblemReport } from '../diagnostics/problem-report.ts'
 import type { RecentLog } from '../diagnostics/recent-log.ts'
+import type { Journals } from '../journal/journal.ts'
 import type { Updates } from '../updates/updates.ts'
 import { accountStagingFolder, stageCopy, stagedFileName, TooLargeError, unreadable, UnreadableFileError } from '../files/staging.ts'
 import { sweepStaged } from '../files/sweep.ts'
@@ -67,6 +68,8 @@ export interface HandlerDeps {
   versions?: Record<string, string | undefined>
   /** Shows a file in the OS's file manager (Electron's `shell.showItemInFolder`); absent in the browser host. */
   showItemInFolder?: (path: string) => void
+  /** Each account's outbox journal (queued changes kept outside the window's storage). */
+  journals: Pick<Journals, 'of' | 'remove'>
 }
 
 export const DEMO_UNAVAILABLE =
@@ -187,6 +190,12 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     return path
   }
 
+  /** Only an account the user added has a journal (one removed meanwhile has none to write to). */
+  const journalOf = (accountId: string) => {
+    if (!deps.accounts.list().some((a) => a.id === accountId)) throw new IpcFailure('no-account', 'There is no such account (it was removed): nothing was journaled.')
+    return deps.journals.of(accountId)
+  }
+
   return {
     'outpost:accounts.list': async () => deps.accounts.list(),
     'outpost:accounts.current': async () => deps.accounts.current(),
@@ -205,6 +214,8 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     },
     'outpost:accounts.remove': async ({ id }) => {
       await deps.accounts.remove(id)
+      // Its cache goes with it (the window deletes the database): so do its journaled changes, or adding the workspace again would send them.
+      await deps.journals.remove(id)
       await changed()
     },
     'outpost:secret-store.describe': async () => deps.secretStore.describe(),
@@ -353,5 +364,10 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       return { path, shown: true }
     },
     'outpost:log.report': async ({ level, message }) => deps.log.add(level, message, 'window'),
+
+    'outpost:journal.append': async ({ accountId, records }) => journalOf(accountId).append(records, Date.now()),
+    'outpost:journal.sent': async ({ accountId, ids }) => journalOf(accountId).sent(ids),
+    'outpost:journal.confirm': async ({ accountId, ids, map }) => journalOf(accountId).confirm(ids, map),
+    'outpost:journal.read': async ({ accountId }) => journalOf(accountId).read(),
   }
 }

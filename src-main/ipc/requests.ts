@@ -3,7 +3,7 @@
 // `invalid-request` instead of a crash deep in the gateway.
 import { LIMITS } from '../../src-shared/api/limits.ts'
 import { isOperationName, LANES, type Lane, type QueryValue } from '../../src-shared/api/operations.ts'
-import { EXPORT_PART_MAX_CHARS, type ApiCallRequest, type RequestChannel, type RequestOf } from '../../src-shared/ipc.ts'
+import { EXPORT_PART_MAX_CHARS, type ApiCallRequest, type JournalMapping, type JournalRecord, type RequestChannel, type RequestOf } from '../../src-shared/ipc.ts'
 import { parseItemLink } from '../../src-shared/links.ts'
 import { IpcFailure } from './errors.ts'
 
@@ -50,6 +50,39 @@ function fieldNames(value: unknown): string[] {
     invalid('fields must list up to 100 field names (letters, digits and _)')
   }
   return value as string[]
+}
+
+/** The most a journal request carries: a change holds at most a doc's text, and a burst of them is a few. */
+const JOURNAL_MAX_CHARS = 8 * 1024 * 1024
+const JOURNAL_OPS = ['create', 'update', 'delete']
+
+function journalIds(value: unknown): number[] {
+  if (!Array.isArray(value) || value.length > 100_000) invalid('ids must list at most 100000 journal ids')
+  return value.map((id, i) => positiveInt(id, `ids[${i}]`))
+}
+
+function journalRecord(value: unknown, what: string): JournalRecord {
+  const r = record(value, what)
+  if (typeof r.kind !== 'string' || !/^[A-Za-z]{1,32}$/.test(r.kind)) invalid(`${what}.kind must be a kind's name`)
+  if (!JOURNAL_OPS.includes(r.op as string)) invalid(`${what}.op must be one of ${JOURNAL_OPS.join(', ')}`)
+  const optionalText = (v: unknown, field: string, max: number) => (v === undefined ? undefined : text(v, `${what}.${field}`, max))
+  let staged
+  if (r.staged !== undefined) {
+    const s = record(r.staged, `${what}.staged`)
+    if (typeof s.size !== 'number' || !Number.isSafeInteger(s.size) || s.size < 0) invalid(`${what}.staged.size must be a size in bytes`)
+    staged = { path: text(s.path, `${what}.staged.path`), name: text(s.name, `${what}.staged.name`, LIMITS.fileName), size: s.size }
+  }
+  return {
+    kind: r.kind,
+    entityId: text(r.entityId, `${what}.entityId`, 1024),
+    op: r.op as JournalRecord['op'],
+    payload: record(r.payload, `${what}.payload`),
+    ...(r.base !== undefined && { base: record(r.base, `${what}.base`) }),
+    ...(r.params !== undefined && { params: scalars(r.params, `${what}.params`, (v): v is string | number | null => v === null || isParam(v)) }),
+    ...(r.externalId !== undefined && { externalId: optionalText(r.externalId, 'externalId', 256) }),
+    ...(r.baseUpdatedAt !== undefined && { baseUpdatedAt: optionalText(r.baseUpdatedAt, 'baseUpdatedAt', 64) }),
+    ...(staged && { staged }),
+  }
 }
 
 const CHECKS: { [C in RequestChannel]: Check<C> } = {
@@ -180,6 +213,33 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     if (r.level !== 'warning' && r.level !== 'error') invalid('level must be warning or error')
     return { level: r.level, message: text(r.message, 'message', 8000) }
   },
+  'outpost:journal.append': (request) => {
+    const r = record(request, 'The request')
+    if (!Array.isArray(r.records) || r.records.length < 1 || r.records.length > 1000) invalid('records must list 1 to 1000 changes')
+    if (JSON.stringify(r.records).length > JOURNAL_MAX_CHARS) invalid(`records must take at most ${JOURNAL_MAX_CHARS} characters as JSON`)
+    return { accountId: text(r.accountId, 'accountId', 256), records: r.records.map((x, i) => journalRecord(x, `records[${i}]`)) }
+  },
+  'outpost:journal.sent': (request) => {
+    const r = record(request, 'The request')
+    return { accountId: text(r.accountId, 'accountId', 256), ids: journalIds(r.ids) }
+  },
+  'outpost:journal.confirm': (request) => {
+    const r = record(request, 'The request')
+    let map: Record<string, JournalMapping> | undefined
+    if (r.map !== undefined) {
+      const m = record(r.map, 'map')
+      if (Object.keys(m).length > 10_000) invalid('map must name at most 10000 local ids')
+      map = {}
+      for (const [localId, to] of Object.entries(m)) {
+        if (!/^local:[A-Za-z0-9-]{1,100}$/.test(localId)) invalid(`map: "${localId.slice(0, 100)}" is not a local id`)
+        const t = record(to, `map.${localId}`)
+        if (!isParam(t.id)) invalid(`map.${localId}.id must be an id`)
+        map[localId] = { kind: text(t.kind, `map.${localId}.kind`, 32), id: t.id }
+      }
+    }
+    return { accountId: text(r.accountId, 'accountId', 256), ids: journalIds(r.ids), ...(map && { map }) }
+  },
+  'outpost:journal.read': (request) => ({ accountId: text(record(request, 'The request').accountId, 'accountId', 256) }),
 }
 
 export function checkRequest<C extends RequestChannel>(channel: C, request: unknown): RequestOf<C> {
