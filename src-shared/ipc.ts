@@ -488,6 +488,8 @@ export interface RequestChannels {
   'outpost:journal.append': { request: JournalAppendRequest; response: { epoch: string; ids: number[] } }
   /** Marks journaled changes as about to be sent. */
   'outpost:journal.sent': { request: JournalIdsRequest; response: void }
+  /** Marks journaled changes as not sent after all (the request never left). */
+  'outpost:journal.unsent': { request: JournalIdsRequest; response: void }
   /** Journaled changes done with (confirmed, cancelled, discarded), and what confirmed creates' local ids became. */
   'outpost:journal.confirm': { request: JournalConfirmRequest; response: void }
   /** The account's journal: what is still open. */
@@ -570,6 +572,7 @@ const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
   'outpost:log.report': true,
   'outpost:journal.append': true,
   'outpost:journal.sent': true,
+  'outpost:journal.unsent': true,
   'outpost:journal.confirm': true,
   'outpost:journal.read': true,
 }

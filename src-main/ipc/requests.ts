@@ -223,6 +223,10 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     const r = record(request, 'The request')
     return { accountId: text(r.accountId, 'accountId', 256), ids: journalIds(r.ids) }
   },
+  'outpost:journal.unsent': (request) => {
+    const r = record(request, 'The request')
+    return { accountId: text(r.accountId, 'accountId', 256), ids: journalIds(r.ids) }
+  },
   'outpost:journal.confirm': (request) => {
     const r = record(request, 'The request')
     let map: Record<string, JournalMapping> | undefined

@@ -39,7 +39,9 @@ describe('the outbox journal', () => {
     const second = await j.append([create('local:x', 'three')], 2000)
     expect(first.ids).toEqual([1, 2])
     expect(second).toEqual({ epoch: first.epoch, ids: [3] })
-    await j.sent([1])
+    await j.sent([1, 3])
+    // The request of entry 3 never left: as never sent.
+    await j.unsent([3])
     await j.confirm([2], { 'local:y': { kind: 'epic', id: 9 } })
     await j.close()
 

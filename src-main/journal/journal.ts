@@ -7,6 +7,7 @@
 //   {"epoch":"<uuid>","next":N}                       first line: which journal, ids so far
 //   {"id":7,"at":<ms>,"record":{kind,entityId,op,...}} a change, as the window queued it
 //   {"sent":[7,8],"after":9}                           they may have reached the service (after entry 9)
+//   {"unsent":[7]}                                     they did not (the request never left): as never sent
 //   {"confirmed":[7,8],"map":{"local:…":{kind,id}}}    done (sent, cancelled or discarded); what local ids became
 //
 // Every line is written and fsync'd before the window is answered. A line a
@@ -22,7 +23,7 @@ import { safeFileName } from '../files/safe-name.ts'
 import { writeFileAtomically } from '../secrets/write-atomically.ts'
 
 /** Mappings of confirmed creates kept beyond those open changes still name (a screen may still hold a local id). */
-const RECENT_MAPPINGS = 500
+const RECENT_MAPPINGS = 5000
 
 export const JOURNAL_FOLDER = 'journal'
 
@@ -34,6 +35,7 @@ type Line =
   | { epoch: string; next: number }
   | { id: number; at: number; record: JournalRecord }
   | { sent: number[]; after: number }
+  | { unsent: number[] }
   | { confirmed: number[]; map?: Record<string, JournalMapping> }
 
 interface Loaded {
@@ -75,6 +77,16 @@ export class AccountJournal {
       if (marked.length === 0) return
       await this.write(j, [{ sent: marked, after: j.lastId }])
       for (const id of marked) j.entries.get(id)!.sentAfter = j.lastId
+    })
+  }
+
+  /** Marks changes as not sent after all (their request never left): they merge with later ones again, as in the window. */
+  unsent(ids: number[]): Promise<void> {
+    return this.run(async (j) => {
+      const marked = ids.filter((id) => j.entries.get(id)?.sentAfter !== undefined)
+      if (marked.length === 0) return
+      await this.write(j, [{ unsent: marked }])
+      for (const id of marked) delete j.entries.get(id)!.sentAfter
     })
   }
 
@@ -175,6 +187,8 @@ export class AccountJournal {
           const e = entries.get(id as number)
           if (e && e.sentAfter === undefined) e.sentAfter = typeof line.after === 'number' ? line.after : lastId
         }
+      } else if (Array.isArray(line.unsent)) {
+        for (const id of line.unsent) if (entries.has(id as number)) delete entries.get(id as number)!.sentAfter
       } else if (Array.isArray(line.confirmed)) {
         for (const id of line.confirmed) entries.delete(id as number)
         for (const [localId, to] of Object.entries((line.map as Record<string, JournalMapping> | undefined) ?? {})) {

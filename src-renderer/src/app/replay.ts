@@ -7,9 +7,10 @@
 import type { OutpostDb } from '../data/db.ts'
 import type { EngineReplay } from '../data/data-layer.ts'
 import { replay, type Backoff } from '../data/outbox/index.ts'
+import type { OutboxJournal } from '../data/outbox/journal.ts'
 import type { Transport } from '../data/transport.ts'
 
-export function replayFor(db: OutpostDb, transport: Transport, signal?: AbortSignal, backoff?: Partial<Backoff>): EngineReplay {
+export function replayFor(db: OutpostDb, transport: Transport, signal?: AbortSignal, backoff?: Partial<Backoff>, journal?: OutboxJournal): EngineReplay {
   // Asked to try again while not waiting (between a failure and its wait): the next wait ends at once.
   let woken = false
   let wake: (() => void) | undefined
@@ -29,7 +30,7 @@ export function replayFor(db: OutpostDb, transport: Transport, signal?: AbortSig
     })
   const run = () => {
     woken = false
-    return replay({ db, transport, signal, sleep, backoff })
+    return replay({ db, transport, signal, sleep, backoff, journal })
   }
   // Closing does not wait out a backoff: the pass wakes, sees the abort and stops.
   signal?.addEventListener('abort', () => wake?.(), { once: true })

@@ -14,6 +14,7 @@ import { workspaceDb } from '../first-paint/early-cache.ts'
 import { IDLE_STATUS, startDataLayer, syncStatus, type DataLayer, type StorageState, type SyncStatus } from '../data/data-layer.ts'
 import { isStorageFull } from '../data/storage-full.ts'
 import { outboxStatus, type OutboxStatus } from '../data/outbox/index.ts'
+import { bridgeJournal, RESTORED_KEY, type Restored } from '../data/outbox/journal.ts'
 import { createDeferredSearch } from '../data/search/deferred.ts'
 import { startSyncWorker, type SyncWorker } from '../data/sync-worker/start.ts'
 import type { LocalSearch } from '../data/search/search.ts'
@@ -56,6 +57,8 @@ export class OpenWorkspace implements Workspace {
   ready = $state(false)
   /** Storage is full and sync waits for room (null: there is room). */
   storage = $state<StorageState | null>(null)
+  /** Changes brought back from the outbox journal at this start (the browser's storage was lost), until dismissed. */
+  restored = $state<Restored | null>(null)
 
   readonly sync: WorkspaceSync
   /** Opening a downloaded file (the OS's app; a preview tab in a browser) and reading its bytes (thumbnails, previews). */
@@ -73,12 +76,15 @@ export class OpenWorkspace implements Workspace {
   ) {
     this.db = workspaceDb(account.baseUrl, account.workspaceSlug)
     this.transport = bridgeTransport(bridge)
+    // Every queued change is also kept by the main side, outside the browser's storage.
+    const journal = bridgeJournal(bridge, account.id)
     this.actions = outboxActions({
       db: this.db,
       transport: this.transport,
       canWrite: () => this.access.canWrite,
       // The change is refused (the screen keeps it and says why); meanwhile room is made and sync waits for it.
       onStorageFull: () => void this.engine.storageFull(),
+      journal,
     })
     this.syncWorker = startSyncWorker(bridge)
     this.engine = startDataLayer({
@@ -88,8 +94,10 @@ export class OpenWorkspace implements Workspace {
       ...(this.syncWorker && { syncer: this.syncWorker.syncer }),
       bridgeEvents: bridge,
       // Uploads report per-file progress to the files tray.
-      replay: replayFor(this.db, withUploadProgress(this.transport), this.closing.signal),
+      replay: replayFor(this.db, withUploadProgress(this.transport), this.closing.signal, undefined, journal),
       onStorage: (state) => this.storageChanged(state),
+      journal,
+      onRestoreError: (error) => console.error('Outpost: the outbox journal could not be read', error),
     })
     this.search = createDeferredSearch(this.db, { onError: (error) => console.error('Outpost search:', error) })
     this.sync = {
@@ -123,6 +131,10 @@ export class OpenWorkspace implements Workspace {
           if (status.paused?.reason === 'read-only' && this.access.canWrite) void this.setAccess({ canWrite: false, reason: status.paused.message, checkedAt: Date.now() })
         },
         error: (error) => console.error('Outpost: outbox status', error),
+      }),
+      liveQuery(() => this.db.meta.get(RESTORED_KEY)).subscribe({
+        next: (row) => (this.restored = (row?.value as Restored | undefined) ?? null),
+        error: (error) => console.error('Outpost: restored changes', error),
       }),
     )
     this.stops.push(this.bridge.on('outpost:connectivity', (state) => this.connectivity(state)))
@@ -196,6 +208,12 @@ export class OpenWorkspace implements Workspace {
   }
 
   navigate = (hash: string): void => router.go(hash)
+
+  /** The user has read that changes were brought back from the journal. */
+  dismissRestored = (): void => {
+    this.restored = null
+    void this.db.meta.delete(RESTORED_KEY).catch(() => undefined)
+  }
 
   private connectivity(state: ConnectivityState): void {
     this.online = state.online

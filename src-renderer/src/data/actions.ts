@@ -7,12 +7,14 @@
 //
 // A read-only token refuses every write here, at once, instead of queueing
 // writes that could only fail.
+import Dexie from 'dexie'
 import type { OutpostDb } from './db.ts'
 import type { EditableEpicField } from './epic-fields.ts'
 import { merged, mergedOne } from './overlay.ts'
 import { newLocalId, resolveId } from './outbox/ids.ts'
 import { isLocalId, linkId, sameValue, tableKey, tableOf, UPDATABLE, type WritableKind } from './outbox/kinds.ts'
 import { enqueue, type Enqueued, type NewRecord } from './outbox/queue.ts'
+import { confirmInside, journalIdsOf, journalInside, journalRecordOf, withdraw, type OutboxJournal } from './outbox/journal.ts'
 import { discardRecord, resolveConflict, retryRecord, type ConflictChoice } from './outbox/records.ts'
 import { UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
 import { isQuotaError, StorageFullError, WRITE_NOT_SAVED_MESSAGE } from './storage-full.ts'
@@ -53,6 +55,8 @@ export interface ActionsOptions {
   uuid?: () => string
   /** A write found storage full (it threw StorageFullError, nothing of it written): room can be made meanwhile. */
   onStorageFull?: () => void
+  /** The main side's journal of queued changes (outbox/journal.ts): every write is on disk there before it shows as saved. */
+  journal?: OutboxJournal
 }
 
 /** What the user sets on an epic (archiving has actions of its own); objectives and labels may be ones made offline. */
@@ -119,13 +123,41 @@ export function outboxActions(options: ActionsOptions) {
     }
   }
 
-  /** Runs one action's transaction; staged bytes of records it made pointless go afterwards. */
+  /** What each write's transaction journaled (to withdraw when it fails). */
+  const journaledIn = new WeakMap<object, number[]>()
+
+  /** Runs one action's transaction; staged bytes of records it made pointless go afterwards, and their journal entries. */
   const write = async <T>(run: () => Promise<{ result: T; enqueued?: Enqueued }>): Promise<T> => {
     guard()
-    // Dexie keeps the transaction open across awaits only inside an async scope function.
-    const { result, enqueued } = await saving(() => db.transaction('rw', db.tables, async () => run()))
+    const journaled: number[] = []
+    let done: Awaited<ReturnType<typeof run>>
+    try {
+      // Dexie keeps the transaction open across awaits only inside an async scope function.
+      done = await saving(() =>
+        db.transaction('rw', db.tables, async (tx) => {
+          journaledIn.set(tx, journaled)
+          const out = await run()
+          // Cancelled out (a create deleted before it went, say): nothing of it is left to send.
+          if (out.enqueued) await confirmInside(options.journal, [...journalIdsOf(out.enqueued.removed), ...(out.enqueued.seq === undefined ? journaled : [])])
+          return out
+        }),
+      )
+    } catch (error) {
+      // Not queued after all: what was journaled for it is withdrawn.
+      await withdraw(options.journal, journaled)
+      throw error
+    }
+    const { result, enqueued } = done
     for (const r of enqueued?.removed ?? []) if (r.staged) await transport.discard(r.staged.path).catch(() => undefined)
     return result
+  }
+
+  /** Inside a write's transaction: the change journaled (on disk) and queued. */
+  const queue = async (rec: NewRecord, now: number): Promise<Enqueued> => {
+    if (!options.journal) return enqueue(db, rec, now)
+    const ids = await journalInside(db, options.journal, [journalRecordOf(rec)])
+    journaledIn.get(Dexie.currentTransaction as object)?.push(...ids)
+    return enqueue(db, rec, now, ids)
   }
 
   const id = async (kind: EntityKind, value: EntityId) => String(await resolveId(db, kind, value))
@@ -141,7 +173,7 @@ export function outboxActions(options: ActionsOptions) {
   const create = async (kind: WritableKind, payload: Record<string, unknown>, more: Partial<NewRecord> = {}) => {
     const uid = uuid()
     const localId = newLocalId(() => uid)
-    const enqueued = await enqueue(db, { kind, entityId: localId, op: 'create', payload: defined(payload), externalId: `outpost-${uid}`, ...more }, clock())
+    const enqueued = await queue({ kind, entityId: localId, op: 'create', payload: defined(payload), externalId: `outpost-${uid}`, ...more }, clock())
     return { result: localId, enqueued }
   }
 
@@ -161,14 +193,14 @@ export function outboxActions(options: ActionsOptions) {
     if (Object.keys(payload).length === 0) return { result: undefined }
     const server = isLocalId(entityId) ? undefined : await tableOf(db, kind).get(tableKey(kind, entityId) as never)
     const baseUpdatedAt = (server as { updated_at?: string } | undefined)?.updated_at
-    const enqueued = await enqueue(db, { kind, entityId, op: 'update', payload, base, params, baseUpdatedAt }, clock())
+    const enqueued = await queue({ kind, entityId, op: 'update', payload, base, params, baseUpdatedAt }, clock())
     return { result: undefined, enqueued }
   }
 
   const remove = async (kind: WritableKind, rawId: EntityId, what: string, params?: NewRecord['params']) => {
     const entityId = await id(kind, rawId)
     await requireOne(kind, entityId, what)
-    const enqueued = await enqueue(db, { kind, entityId, op: 'delete', payload: {}, params }, clock())
+    const enqueued = await queue({ kind, entityId, op: 'delete', payload: {}, params }, clock())
     return { result: undefined, enqueued }
   }
 
@@ -238,7 +270,7 @@ export function outboxActions(options: ActionsOptions) {
         const entityId = linkId(doc, epic)
         if (await mergedOne<CachedDocEpic>(db, 'docEpic', entityId)) return { result: undefined }
         const params = { doc_id: doc, epic_id: typedEpic(epic) }
-        const enqueued = await enqueue(db, { kind: 'docEpic', entityId, op: 'create', payload: {}, params }, clock())
+        const enqueued = await queue({ kind: 'docEpic', entityId, op: 'create', payload: {}, params }, clock())
         return { result: undefined, enqueued }
       }),
     unlinkDocFromEpic: (docId: EntityId, epicId: EntityId) =>
@@ -248,7 +280,7 @@ export function outboxActions(options: ActionsOptions) {
         const entityId = linkId(doc, epic)
         if (!(await mergedOne<CachedDocEpic>(db, 'docEpic', entityId))) return { result: undefined }
         const params = { doc_id: doc, epic_id: typedEpic(epic) }
-        const enqueued = await enqueue(db, { kind: 'docEpic', entityId, op: 'delete', payload: {}, params }, clock())
+        const enqueued = await queue({ kind: 'docEpic', entityId, op: 'delete', payload: {}, params }, clock())
         return { result: undefined, enqueued }
       }),
 
@@ -310,12 +342,12 @@ export function outboxActions(options: ActionsOptions) {
     // ---- the outbox itself: fix and retry, discard, resolve ----
     retry: (seq: number, editedPayload?: Record<string, unknown>) => {
       guard()
-      return saving(() => retryRecord(db, seq, editedPayload, clock))
+      return saving(() => retryRecord(db, seq, editedPayload, clock, options.journal))
     },
-    discard: (seq: number) => saving(() => discardRecord(db, seq, { transport, clock })),
+    discard: (seq: number) => saving(() => discardRecord(db, seq, { transport, clock, journal: options.journal })),
     resolveConflict: (seq: number, choices: Record<string, ConflictChoice> | 'mine' | 'theirs') => {
       guard()
-      return saving(() => resolveConflict(db, seq, choices, { clock, uuid }))
+      return saving(() => resolveConflict(db, seq, choices, { clock, uuid, journal: options.journal }))
     },
   }
 }

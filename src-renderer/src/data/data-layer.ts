@@ -17,6 +17,8 @@ import type { EventChannel, EventOf, ScheduleTrigger } from '../../../src-shared
 import type { OutpostDb } from './db.ts'
 import { reportCacheProblems } from './problems.ts'
 import type { LockFn } from './lock.ts'
+import type { OutboxJournal } from './outbox/journal.ts'
+import { restoreFromJournal } from './outbox/restore.ts'
 import { sweepStagedCopies } from './outbox/staged.ts'
 import type { Transport } from './transport.ts'
 import { failureOf } from './transport.ts'
@@ -100,6 +102,13 @@ export interface DataLayerOptions {
   onStorage?: (state: StorageState | null) => void
   /** While storage is full, how long sync waits before trying again: the first wait (ms), doubled each time up to `maxMs`. */
   storageRetry?: { firstMs: number; maxMs: number }
+  /**
+   * The main side's journal of queued changes: once per start, before the first replay, the cache and it are
+   * made to agree (what a lost cache had queued comes back; outbox/restore.ts).
+   */
+  journal?: OutboxJournal
+  /** Told when the journal could not be read or restored (the replay goes on with what the cache has). */
+  onRestoreError?: (error: unknown) => void
 }
 
 export interface DataLayer {
@@ -177,8 +186,19 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
 
   // Rows that are not what Outpost wrote are skipped everywhere; the list of them is made once per start.
   const checked = reportCacheProblems(db, clock()).catch(() => [])
-  // Staged copies a crash left behind (no queued upload names them) go once per start; a failure waits for the next.
-  const swept = sweepStagedCopies(db, options.transport, options.lock).catch(() => null)
+  // What the journal holds and the cache does not (a cache the browser lost) is queued again before anything is replayed.
+  const restored: Promise<boolean> = options.journal
+    ? restoreFromJournal(db, options.journal, { clock, lock: options.lock }).then(
+        () => true,
+        (error: unknown) => {
+          options.onRestoreError?.(error)
+          return false
+        },
+      )
+    : Promise.resolve(true)
+  // Staged copies a crash left behind (no queued upload names them) go once per start, after the journal's uploads are
+  // queued again (not at all when they could not be: the journal's uploads still need theirs); a failure waits for the next.
+  const swept = restored.then((ok) => (ok ? sweepStagedCopies(db, options.transport, options.lock) : null)).catch(() => null)
 
   const syncer = (options.syncer ?? createSyncer)({
     db,
@@ -240,8 +260,9 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
       options.replay.wake?.()
       return replaying
     }
-    replaying = options
-      .replay()
+    const pass = options.replay
+    replaying = restored
+      .then(() => pass())
       .then(
         () => undefined,
         (error: unknown) => {

@@ -306,6 +306,8 @@ export interface OutboxRecord {
   conflict?: OutboxConflict
   /** File uploads: the staged copy of the bytes. */
   staged?: StagedFile
+  /** The ids of the outbox journal's entries this record holds (one per write merged into it; outbox/journal.ts). */
+  journal?: number[]
   [extra: string]: unknown
 }
 

@@ -43,10 +43,12 @@ export async function recordsOf(db: OutpostDb, kind: string, entityId: string): 
 /** The kinds whose records name an entity of `kind` in their params (children that go when it goes). */
 const CHILD_PARAM: Partial<Record<WritableKind, string>> = { epic: 'epic_id', doc: 'doc_id' }
 
-export async function enqueue(db: OutpostDb, rec: NewRecord, now: number): Promise<Enqueued> {
+/** `journal`: the ids of the journal entries that hold this write (outbox/journal.ts); the record it goes into holds them. */
+export async function enqueue(db: OutpostDb, rec: NewRecord, now: number, journal: number[] = []): Promise<Enqueued> {
   const same = await recordsOf(db, rec.kind, rec.entityId)
   const last = same.at(-1)
   const removed: OutboxRecord[] = []
+  const holding = (r: OutboxRecord) => (journal.length > 0 ? { ...r, journal: [...(r.journal ?? []), ...journal] } : r)
   const fresh = (): OutboxRecord => ({
     kind: rec.kind,
     entityId: rec.entityId,
@@ -61,6 +63,7 @@ export async function enqueue(db: OutpostDb, rec: NewRecord, now: number): Promi
     ...(rec.externalId && { externalId: rec.externalId }),
     ...(rec.baseUpdatedAt && { baseUpdatedAt: rec.baseUpdatedAt }),
     ...(rec.staged && { staged: rec.staged }),
+    ...(journal.length > 0 && { journal }),
   })
 
   let seq: number | undefined
@@ -70,7 +73,7 @@ export async function enqueue(db: OutpostDb, rec: NewRecord, now: number): Promi
       if (last?.state === 'pending' && last.op === 'create') {
         last.payload = { ...last.payload, ...rec.payload }
         last.updatedAt = now
-        await db.outbox.put(last)
+        await db.outbox.put(holding(last))
         seq = last.seq
       } else if (last?.state === 'pending' && last.op === 'update' && last.attempts === 0) {
         // Never sent: merged. One that was (its answer lost, reported as unreachable) may be on the service;
@@ -80,7 +83,7 @@ export async function enqueue(db: OutpostDb, rec: NewRecord, now: number): Promi
         last.base = { ...(rec.base ?? {}), ...last.base }
         last.baseUpdatedAt = last.baseUpdatedAt ?? rec.baseUpdatedAt
         last.updatedAt = now
-        await db.outbox.put(last)
+        await db.outbox.put(holding(last))
         seq = last.seq
       } else {
         seq = await db.outbox.add(fresh())
@@ -89,6 +92,7 @@ export async function enqueue(db: OutpostDb, rec: NewRecord, now: number): Promi
     }
     case 'delete': {
       if (last?.op === 'delete') {
+        if (journal.length > 0) await db.outbox.put(holding(last))
         seq = last.seq
         break
       }
@@ -114,6 +118,7 @@ export async function enqueue(db: OutpostDb, rec: NewRecord, now: number): Promi
         break
       }
       if (last?.op === 'create' && last.state !== 'failed') {
+        if (journal.length > 0) await db.outbox.put(holding(last))
         seq = last.seq
         break
       }

@@ -8,7 +8,8 @@ import type { Transport } from '../transport.ts'
 import type { EntityId, OutboxRecord, OutboxState } from '../types.ts'
 import { newLocalId } from './ids.ts'
 import { tableKey, tableOf, UPDATABLE, type WritableKind } from './kinds.ts'
-import { enqueue, forgetLocalEntity, recordsOf } from './queue.ts'
+import { confirmInside, journalAgain, journalIdsOf, journalInside, journalRecordOf, type OutboxJournal } from './journal.ts'
+import { enqueue, forgetLocalEntity, recordsOf, type NewRecord } from './queue.ts'
 
 export interface OutboxPause {
   /** auth: the token was refused (401); read-only: it cannot write; insecure: the connection cannot be trusted. */
@@ -74,7 +75,13 @@ async function requireRecord(db: OutpostDb, seq: number): Promise<OutboxRecord> 
  * Sends a failed write again, with the user's corrections (fields of its
  * payload) when given. It goes back in the queue where it was.
  */
-export async function retryRecord(db: OutpostDb, seq: number, editedPayload?: Record<string, unknown>, clock: () => number = Date.now): Promise<void> {
+export async function retryRecord(
+  db: OutpostDb,
+  seq: number,
+  editedPayload?: Record<string, unknown>,
+  clock: () => number = Date.now,
+  journal?: OutboxJournal,
+): Promise<void> {
   await tx(db, async () => {
     const r = await requireRecord(db, seq)
     if (r.state !== 'failed') throw new Error(`Change #${seq} has not failed (it is ${r.state}).`)
@@ -93,8 +100,11 @@ export async function retryRecord(db: OutpostDb, seq: number, editedPayload?: Re
     r.attempts = 0
     delete r.error
     r.updatedAt = clock()
+    // Fixed by the user: the journal keeps the change as it is now.
+    const before = editedPayload ? await journalAgain(db, journal, r) : []
     await db.outbox.put(r)
     await rebuildOverlay(db, r.kind, r.entityId, clock())
+    await confirmInside(journal, before)
   })
 }
 
@@ -106,7 +116,7 @@ export async function retryRecord(db: OutpostDb, seq: number, editedPayload?: Re
 export async function discardRecord(
   db: OutpostDb,
   seq: number,
-  options: { transport?: Pick<Transport, 'discard'>; clock?: () => number } = {},
+  options: { transport?: Pick<Transport, 'discard'>; clock?: () => number; journal?: OutboxJournal } = {},
 ): Promise<OutboxRecord[]> {
   const clock = options.clock ?? Date.now
   const removed = await tx(db, async () => {
@@ -117,6 +127,7 @@ export async function discardRecord(
     if (r.op === 'create') dropped.push(...(await forgetLocalEntity(db, r.entityId, clock())))
     // A record that was not what Outpost writes (problems.ts) has no overlay to rebuild.
     await rebuildOverlays(db, dropped.filter((d) => recordProblem(d) === null), clock())
+    await confirmInside(options.journal, journalIdsOf(dropped))
     return dropped
   })
   for (const r of removed) if (r.staged) await options.transport?.discard(r.staged.path).catch(() => undefined)
@@ -135,10 +146,13 @@ export async function resolveConflict(
   db: OutpostDb,
   seq: number,
   choices: Record<string, ConflictChoice> | 'mine' | 'theirs',
-  options: { clock?: () => number; uuid?: () => string } = {},
+  options: { clock?: () => number; uuid?: () => string; journal?: OutboxJournal } = {},
 ): Promise<{ recreatedAs?: string }> {
   const clock = options.clock ?? Date.now
   const uuid = options.uuid ?? (() => crypto.randomUUID())
+  const { journal } = options
+  // The journal entries the resolution made pointless, confirmed once it committed.
+  const done: number[] = []
   return tx(db, async () => {
     const r = await requireRecord(db, seq)
     if (r.state !== 'conflict' || !r.conflict) throw new Error(`Change #${seq} is not in conflict.`)
@@ -148,17 +162,26 @@ export async function resolveConflict(
       if (typeof choices !== 'string') throw new Error(`Change #${seq} met a deletion: choose 'theirs' (let it go) or 'mine' (create it again).`)
       const choice = choices
       const seen = await mergedOne<Record<string, unknown>>(db, r.kind, r.entityId)
-      for (const other of await recordsOf(db, r.kind, r.entityId)) if (other.state !== 'in-flight') await db.outbox.delete(other.seq!)
+      for (const other of await recordsOf(db, r.kind, r.entityId)) {
+        if (other.state === 'in-flight') continue
+        await db.outbox.delete(other.seq!)
+        done.push(...journalIdsOf([other]))
+      }
       await tableOf(db, r.kind).delete(tableKey(r.kind, r.entityId) as never)
       await rebuildOverlay(db, r.kind, r.entityId, now)
-      if (choice === 'theirs' || !seen) return {}
+      if (choice === 'theirs' || !seen) {
+        await confirmInside(journal, done)
+        return {}
+      }
       const kind = r.kind as WritableKind
       const fields = Object.fromEntries(
         UPDATABLE[kind].filter((f) => seen[f] !== undefined && seen[f] !== null).map((f) => [f, { ...seen, ...r.payload }[f]]),
       )
       const uid = uuid()
       const localId = newLocalId(() => uid)
-      await enqueue(db, { kind, entityId: localId, op: 'create', payload: fields, params: r.params, externalId: `outpost-${uid}` }, now)
+      const again: NewRecord = { kind, entityId: localId, op: 'create', payload: fields, params: r.params, externalId: `outpost-${uid}` }
+      await enqueue(db, again, now, journal ? await journalInside(db, journal, [journalRecordOf(again)]) : [])
+      await confirmInside(journal, done)
       return { recreatedAs: localId }
     }
 
@@ -180,9 +203,16 @@ export async function resolveConflict(
     r.attempts = 0
     if (conflict.theirsUpdatedAt) r.baseUpdatedAt = conflict.theirsUpdatedAt
     r.updatedAt = now
-    if (Object.keys(r.payload).length === 0) await db.outbox.delete(seq)
-    else await db.outbox.put(r)
+    if (Object.keys(r.payload).length === 0) {
+      await db.outbox.delete(seq)
+      done.push(...journalIdsOf([r]))
+    } else {
+      // Decided field by field: the journal keeps the change as it goes now.
+      done.push(...(await journalAgain(db, journal, r)))
+      await db.outbox.put(r)
+    }
     await rebuildOverlay(db, r.kind, r.entityId, now)
+    await confirmInside(journal, done)
     return {}
   })
 }

@@ -25,6 +25,7 @@
 //   read-only token or an untrusted connection pause everything. 429, 5xx,
 //   network errors and timeouts back off (exponential, with jitter) and retry.
 // - One replayer per database across windows (navigator.locks).
+import Dexie from 'dexie'
 import { mergeRow } from '../convert.ts'
 import type { OutpostDb } from '../db.ts'
 import { outboxLockName, platformLock, type LockFn } from '../lock.ts'
@@ -36,6 +37,7 @@ import { failureOf, isNotFound, type Transport } from '../transport.ts'
 import { isStorageFull } from '../storage-full.ts'
 import type { EntityId, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
 import { rememberServerId } from './ids.ts'
+import { confirmInside, journalIdsOf, journalInside, journalRecordOf, JournalUnavailable, type OutboxJournal } from './journal.ts'
 import { isLocalId, localIdsIn, overLimit, replaceId, rowId, sameValue, tableKey, tableOf, type WritableKind } from './kinds.ts'
 import { recordsOf } from './queue.ts'
 import { setPause, type OutboxPause } from './records.ts'
@@ -81,6 +83,8 @@ export interface ReplayOptions {
   backoff?: Partial<Backoff>
   /** Epic updates (and creates) per bulk request (1 to 100). */
   bulkSize?: number
+  /** The main side's journal of queued changes: told what is about to go, and what is done (outbox/journal.ts). */
+  journal?: OutboxJournal
 }
 
 export interface ReplayResult {
@@ -126,6 +130,7 @@ class Replayer {
   private readonly backoff: Backoff
   private readonly bulkSize: number
   private readonly ctx: RequestContext
+  private readonly journal?: OutboxJournal
   private readonly result: ReplayResult = { confirmed: 0, failed: 0, conflicts: 0, remaining: 0 }
   private failuresInARow = 0
   /** Records that failed for want of time (network, 5xx, 429) since the last backoff. */
@@ -143,6 +148,7 @@ class Replayer {
     this.signal = options.signal
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff }
     this.bulkSize = Math.max(1, Math.min(100, options.bulkSize ?? 100))
+    this.journal = options.journal
     this.ctx = { db: this.db, transport: this.transport, me: () => (this.me ??= this.whoAmI()) }
   }
 
@@ -159,7 +165,13 @@ class Replayer {
       for (;;) {
         const work = await this.next()
         if (!work) break
-        await this.handle(work)
+        try {
+          await this.handle(work)
+        } catch (error) {
+          // The journal could not be told (its answers are kept for the next pass, in flight): the others go on.
+          if (!(error instanceof JournalUnavailable)) throw error
+          await this.transient(work, false)
+        }
         if (this.result.stopped) break
       }
       this.result.remaining = await this.db.outbox.count()
@@ -294,6 +306,8 @@ class Replayer {
   private async confirmCreates(confirmed: (readonly [OutboxRecord, Row])[]): Promise<void> {
     if (confirmed.length === 0) return
     const now = this.clock()
+    const done: number[] = []
+    const map: Record<string, { kind: string; id: EntityId }> = {}
     await this.write(async () => {
       const settled: { cur: OutboxRecord; row: Row; serverId: string }[] = []
       const becomes = new Map<string, EntityId>()
@@ -307,18 +321,25 @@ class Replayer {
         if (kind !== 'docEpic' && isLocalId(cur.entityId)) {
           await rememberServerId(this.db, cur.entityId, { kind, id: row.id as EntityId, at: now })
           becomes.set(cur.entityId, row.id as EntityId)
+          map[cur.entityId] = { kind, id: row.id as EntityId }
         }
         settled.push({ cur, row, serverId })
       }
       await this.rewriteLocalIds(becomes, now)
-      for (const { cur, row, serverId } of settled) await this.followCreate(cur, row, serverId, now)
+      for (const { cur, row, serverId } of settled) {
+        const follow = await this.followCreate(cur, row, serverId, now)
+        done.push(...journalIdsOf([cur]))
+        // Fields that follow as an update are a change of their own in the journal (the create is done with).
+        if (follow && this.journal) await this.db.outbox.update(follow.seq!, { journal: await journalInside(this.db, this.journal, [journalRecordOf(follow)]) })
+      }
+      await confirmInside(this.journal, done, Object.keys(map).length > 0 ? map : undefined)
     })
     this.failuresInARow = 0
     for (const [r] of confirmed) if (r.staged) await this.transport.discard(r.staged.path).catch(() => undefined)
   }
 
-  /** After a confirmed create (inside its transaction): what follows it in the queue, and the overlays. */
-  private async followCreate(cur: OutboxRecord, row: Row, serverId: string, now: number): Promise<void> {
+  /** After a confirmed create (inside its transaction): what follows it in the queue, and the overlays. Answers the update that follows, if any. */
+  private async followCreate(cur: OutboxRecord, row: Row, serverId: string, now: number): Promise<OutboxRecord | null> {
     const kind = cur.kind as WritableKind
     const localId = cur.entityId
     // Fields the create request cannot carry (an epic archived before it was ever sent) follow as an update,
@@ -328,6 +349,7 @@ class Replayer {
     const leftover = Object.fromEntries(
       Object.entries(cur.payload).filter(([f, v]) => !REQUESTS[kind].createFields.includes(f) && !laterFields.has(f) && !sameValue(row[f], v)),
     )
+    let followed: OutboxRecord | null = null
     if (Object.keys(leftover).length > 0) {
       const follow: OutboxRecord = {
         seq: cur.seq,
@@ -344,6 +366,7 @@ class Replayer {
         ...(cur.params && { params: replaceId(cur.params, localId, row.id as EntityId) }),
       }
       await this.db.outbox.put(follow)
+      followed = follow
     }
     for (const l of later) {
       if (l.baseUpdatedAt === undefined && typeof row.updated_at === 'string') await this.db.outbox.update(l.seq!, { baseUpdatedAt: row.updated_at })
@@ -352,6 +375,7 @@ class Replayer {
     await rebuildOverlay(this.db, kind, localId, now)
     await rebuildOverlay(this.db, kind, serverId, now)
     this.result.confirmed++
+    return followed
   }
 
   /** The local ids of confirmed creates become the service's ids in every queued record (and so in every overlay): one pass over the queue. */
@@ -489,16 +513,19 @@ class Replayer {
     if (settled.length === 0) return
     const now = this.clock()
     await this.write(async () => {
-      for (const [p, row] of settled) await this.settleUpdate(p, row, now)
+      const done: number[] = []
+      for (const [p, row] of settled) done.push(...(await this.settleUpdate(p, row, now)))
+      await confirmInside(this.journal, done)
     })
     this.failuresInARow = 0
   }
 
-  /** Inside settleUpdates' transaction: the service's answer cached, the record done or left with its conflicts. */
-  private async settleUpdate(p: Plan, row: Row | undefined, now: number): Promise<void> {
+  /** Inside settleUpdates' transaction: the service's answer cached, the record done or left with its conflicts. Answers the journal entries done with. */
+  private async settleUpdate(p: Plan, row: Row | undefined, now: number): Promise<number[]> {
     const cur = await this.db.outbox.get(p.r.seq!)
     if (row) await this.putServerRow(p.r.kind as WritableKind, p.r.entityId, row)
-    if (!cur) return
+    if (!cur) return []
+    let done: number[] = []
     const fields = Object.keys(p.conflicts)
     if (fields.length > 0) {
       cur.state = 'conflict'
@@ -511,11 +538,13 @@ class Replayer {
       this.result.conflicts++
     } else {
       await this.db.outbox.delete(cur.seq!)
+      done = journalIdsOf([cur])
       const answer = row ?? p.theirs
       if (answer) await this.rebaseLater(cur.kind, cur.entityId, cur.payload, answer)
       this.result.confirmed++
     }
     await rebuildOverlay(this.db, cur.kind, cur.entityId, now)
+    return done
   }
 
   /**
@@ -570,6 +599,7 @@ class Replayer {
       const paths = await this.removeServerRow(r.kind as WritableKind, r.entityId)
       await this.db.outbox.delete(r.seq!)
       await rebuildOverlay(this.db, r.kind, r.entityId, now)
+      await confirmInside(this.journal, journalIdsOf([r]))
       this.result.confirmed++
       return paths
     })
@@ -664,7 +694,7 @@ class Replayer {
 
   private async markInFlight(records: OutboxRecord[]): Promise<OutboxRecord[]> {
     const now = this.clock()
-    return this.write(async () => {
+    const marked = await this.write(async () => {
       const out: OutboxRecord[] = []
       for (const r of records) {
         const cur = await this.db.outbox.get(r.seq!)
@@ -678,6 +708,10 @@ class Replayer {
       }
       return out
     })
+    // On disk before anything leaves: after a lost cache these are looked for on the service before they go again.
+    const ids = journalIdsOf(marked)
+    if (this.journal && ids.length > 0) await this.journal.sent(ids)
+    return marked
   }
 
   private async markFailed(records: OutboxRecord[], error: OutboxError): Promise<void> {
@@ -698,10 +732,18 @@ class Replayer {
   /** Not applied (the service said so, or the request never left): back to waiting. */
   private async markUnsent(records: OutboxRecord[]): Promise<void> {
     await this.write(async () => {
+      const unsent: OutboxRecord[] = []
       for (const r of records) {
         const cur = await this.db.outbox.get(r.seq!)
-        if (cur?.state === 'in-flight') await this.db.outbox.update(cur.seq!, { state: 'pending' })
+        if (cur?.state !== 'in-flight') continue
+        await this.db.outbox.update(cur.seq!, { state: 'pending' })
+        unsent.push(cur)
       }
+      // A create waiting again takes later changes in (an update merges into it): the journal must not restore it as
+      // one that may have reached the service, or it would be looked for with what it said before they merged.
+      // (An update or a delete may have left, its answer lost, reported as unreachable: its mark stays.)
+      const ids = journalIdsOf(unsent.filter((r) => r.op === 'create'))
+      if (this.journal && ids.length > 0) await Dexie.waitFor(this.journal.unsent(ids))
     })
   }
 
@@ -712,6 +754,8 @@ class Replayer {
     // The cache refused a write (its answer, or the record's state): not the service's doing. The pass stops and the
     // record stays as it is stored, in flight if it was sent, to be reconciled once there is room (never resent blind).
     if (isStorageFull(error)) throw error
+    // The answer came, but the journal could not be told: nothing was written, and what went is reconciled next time.
+    if (error instanceof JournalUnavailable) return this.transient(records, false)
     if (error instanceof LocalFailure) {
       await this.markFailed(records, { message: error.message, ...(error.errors && { errors: error.errors }) })
       return

@@ -47,7 +47,7 @@ import {
   partialEpicFromV4,
 } from '../convert.ts'
 import type { OutpostDb } from '../db.ts'
-import type { Transport } from '../transport.ts'
+import { isNotFound, type Transport } from '../transport.ts'
 import type { CachedHealth, EntityId, OutboxRecord } from '../types.ts'
 import { claimedIds } from './ids.ts'
 import { splitLinkId, type WritableKind } from './kinds.ts'
@@ -161,16 +161,28 @@ async function epicV3Body(ctx: RequestContext, fields: Row): Promise<Row> {
   return body
 }
 
+/** Labels' names by id: from the cache, or, for those it lacks (a cache lost, not synced again yet), from the service's list. */
 async function labelParams(ctx: RequestContext, ids: number[]): Promise<{ name: string }[]> {
-  const rows = await ctx.db.labels.bulkGet(ids)
+  let rows: ({ name: string } | undefined)[] = await ctx.db.labels.bulkGet(ids)
+  if (rows.some((r) => !r)) {
+    const listed = new Map((await call<LabelV3[]>(ctx, 'labels.list')).map((l) => [l.id, l]))
+    rows = rows.map((r, i) => r ?? listed.get(ids[i]))
+  }
   return ids.map((id, i) => {
     if (!rows[i]) throw new LocalFailure(`Label ${id} is not known here; sync and try again.`, { label_ids: `unknown label ${id}` })
     return { name: rows[i]!.name }
   })
 }
 
+/** Categories' names by id: from the cache, or, for those it lacks, from the service. */
 async function categoryParams(ctx: RequestContext, ids: EntityId[]): Promise<{ name: string }[]> {
-  const rows = await ctx.db.categories.bulkGet(ids.map(num))
+  const cached: ({ name: string } | undefined)[] = await ctx.db.categories.bulkGet(ids.map(num))
+  const rows = await Promise.all(
+    cached.map(async (r, i) => r ?? (await call<CategoryV4>(ctx, 'categories.get', { params: { id: num(ids[i]) } }).catch((error) => {
+      if (isNotFound(error)) return undefined
+      throw error
+    }))),
+  )
   return ids.map((id, i) => {
     if (!rows[i]) throw new LocalFailure(`Category ${id} is not known here; sync and try again.`, { category_ids: `unknown category ${id}` })
     return { name: rows[i]!.name }

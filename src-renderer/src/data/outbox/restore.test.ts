@@ -1,0 +1,206 @@
+// The outbox journal and a lost cache: every change queued is in the journal
+// before it shows; when the cache is gone (or older than the journal) the
+// open changes come back at the next start and reach the service exactly once,
+// those sent before the loss included; what was done with is trimmed.
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { epicsWithExternalId, v3 } from '../../../../testing/service.ts'
+import { fileJournal, type FileJournal } from '../../../../testing/journal-kit.ts'
+import { actionsFor, fillCache, offline, replayFast, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
+import type { OutpostDb } from '../db.ts'
+import { mergedEpic } from '../overlay.ts'
+import type { CachedEpic } from '../types.ts'
+import { resolveId } from './ids.ts'
+import { JOURNAL_KEY, RESTORED_KEY } from './journal.ts'
+import { outboxRecords, outboxStatus } from './records.ts'
+import { restoreFromJournal } from './restore.ts'
+
+let kit: Kit
+let epics: CachedEpic[]
+let journal: FileJournal
+beforeEach(async () => {
+  ;({ kit, epics } = await startFilledKit())
+  journal = fileJournal(join(kit.folder, 'journal', 'account.jsonl'))
+  // As the app starts: the cache and the journal made to agree before anything is written.
+  await restoreFromJournal(kit.db, journal)
+})
+afterEach(async () => {
+  await journal.close()
+  await kit.close()
+})
+
+/** The browser's storage lost: the database deleted, and the app started on a new, empty one. */
+async function wipe(db: OutpostDb): Promise<OutpostDb> {
+  await db.delete()
+  const fresh = kit.openDb()
+  await fresh.open()
+  return fresh
+}
+
+/** Replays with the journal until nothing is left to send. */
+async function replayAll(db: OutpostDb): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    await replayFast(db, kit.transport, { journal })
+    if ((await outboxStatus(db)).pending === 0) return
+  }
+  throw new Error('still changes to send after 20 passes')
+}
+
+describe('the outbox journal', () => {
+  it('restores a lost cache’s changes once, and every one reaches the service once; cancelled ones never', async () => {
+    const { service } = kit
+    const act = actionsFor(kit.db, offline(kit.transport), { journal })
+    await act.updateEpic(epics[0].id, { name: 'Renamed before the loss' })
+    const created = await act.createEpic({ name: 'Made before the loss' })
+    await act.updateEpic(created, { description: 'and described' })
+    await act.createComment(created, 'A comment on it')
+    const label = await act.createLabel({ name: 'journaled-label' })
+    await act.updateEpic(epics[1].id, { label_ids: [label] })
+    const cancelled = await act.createEpic({ name: 'Never sent' })
+    await act.deleteEpic(cancelled)
+    await act.deleteEpic(epics[2].id)
+    const queued = (await outboxRecords(kit.db)).length
+    // The create deleted before it went cancelled out: neither is open.
+    expect((await journal.read()).entries.length).toBe(7)
+
+    const db = await wipe(kit.db)
+    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 7, trimmed: 0, journaled: 0 })
+    expect((await outboxRecords(db)).length).toBe(queued)
+    expect((await db.meta.get(RESTORED_KEY))?.value).toMatchObject({ count: 7 })
+    // Restoring again (another window, the next start) finds nothing more to do.
+    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 0, trimmed: 0, journaled: 0 })
+
+    await fillCache(db, kit.transport)
+    await replayAll(db)
+    const all = (await v3(service).get('/epics', { query: { includes_description: true } })).body as { id: number; name: string; description: string; label_ids: number[]; comments: { text: string }[] }[]
+    expect(all.filter((e) => e.name === 'Made before the loss')).toHaveLength(1)
+    expect(all.find((e) => e.name === 'Made before the loss')?.description).toBe('and described')
+    expect(all.filter((e) => e.name === 'Never sent')).toHaveLength(0)
+    expect(all.find((e) => e.id === epics[0].id)?.name).toBe('Renamed before the loss')
+    expect(all.find((e) => e.id === epics[2].id)).toBeUndefined()
+    const labels = (await v3(service).get('/labels')).body as { id: number; name: string }[]
+    expect(labels.filter((l) => l.name === 'journaled-label')).toHaveLength(1)
+    expect(all.find((e) => e.id === epics[1].id)?.label_ids).toContain(labels.find((l) => l.name === 'journaled-label')!.id)
+    const madeId = all.find((e) => e.name === 'Made before the loss')!.id
+    const comments = (await v3(service).get(`/epics/${madeId}/comments`)).body as { text: string }[]
+    expect(comments.map((c) => c.text)).toEqual(['A comment on it'])
+    // Everything confirmed: the journal holds nothing open, and the local id the user held still finds the epic.
+    expect((await journal.read()).entries).toEqual([])
+    expect(await resolveId(db, 'epic', created)).toBe(madeId)
+  })
+
+  it('a write made on the new cache before the start’s restore ran does not pass for the cache having applied the rest', async () => {
+    await actionsFor(kit.db, offline(kit.transport), { journal }).updateEpic(epics[0].id, { name: 'Queued before the loss' })
+    const db = await wipe(kit.db)
+    await actionsFor(db, offline(kit.transport), { journal }).createEpic({ name: 'Made at once after the loss' })
+    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 1, trimmed: 0, journaled: 0 })
+    expect((await outboxRecords(db)).map((r) => r.payload.name).sort()).toEqual(['Made at once after the loss', 'Queued before the loss'])
+  })
+
+  it('a create sent before the loss, its answer lost: looked for on the service and adopted, never made twice', async () => {
+    const { service } = kit
+    const act = actionsFor(kit.db, kit.transport, { journal })
+    const created = await act.createEpic({ name: 'Sent, answer lost' })
+    const [record] = await outboxRecords(kit.db)
+    service.setFaults({ dropAfterCommitRate: 1 })
+    await replayFast(kit.db, kit.transport, { journal, backoff: { attempts: 1 } })
+    service.setFaults({ dropAfterCommitRate: 0 })
+    expect(await epicsWithExternalId(service, record.externalId!)).toHaveLength(1)
+    expect((await journal.read()).entries[0].sentAfter).toBeDefined()
+
+    const db = await wipe(kit.db)
+    await restoreFromJournal(db, journal)
+    expect((await outboxRecords(db)).map((r) => r.state)).toEqual(['in-flight'])
+    await replayAll(db)
+    expect(await epicsWithExternalId(service, record.externalId!)).toHaveLength(1)
+    expect(isFinite(Number(await resolveId(db, 'epic', created)))).toBe(true)
+    expect((await journal.read()).entries).toEqual([])
+  })
+
+  it('a create whose request never left takes a later change in; sent so, its answer lost: after a loss it is found by what it says now', async () => {
+    const { service } = kit
+    const act = actionsFor(kit.db, kit.transport, { journal })
+    const created = await act.createDoc({ title: 'Doc as first written' })
+    // Offline: the request never leaves, the create waits again (and a later change merges into it).
+    await replayFast(kit.db, offline(kit.transport), { journal, backoff: { attempts: 1 } })
+    await act.updateDoc(created, { title: 'Doc as renamed before it went' })
+    expect((await outboxRecords(kit.db)).map((r) => [r.op, r.payload.title])).toEqual([['create', 'Doc as renamed before it went']])
+    service.setFaults({ dropAfterCommitRate: 1 })
+    await replayFast(kit.db, kit.transport, { journal, backoff: { attempts: 1 } })
+    service.setFaults({ dropAfterCommitRate: 0 })
+
+    const db = await wipe(kit.db)
+    await restoreFromJournal(db, journal)
+    expect((await outboxRecords(db)).map((r) => [r.op, r.state, r.payload.title])).toEqual([['create', 'in-flight', 'Doc as renamed before it went']])
+    await replayAll(db)
+    const docs = (await v3(service).get('/documents')).body as { title: string }[]
+    expect(docs.filter((d) => d.title.startsWith('Doc as'))).toEqual([expect.objectContaining({ title: 'Doc as renamed before it went' })])
+  })
+
+  it('a journal that cannot be told a change is done keeps it queued until it can; an entry no record holds any more is trimmed at start', async () => {
+    const { service } = kit
+    const act = actionsFor(kit.db, kit.transport, { journal })
+    const created = await act.createEpic({ name: 'Confirmed once the journal hears it' })
+    const [record] = await outboxRecords(kit.db)
+    journal.loseConfirmations = true
+    await replayFast(kit.db, kit.transport, { journal, backoff: { attempts: 2 } })
+    // On the service, but the cache does not drop the record the journal still holds open.
+    expect(await epicsWithExternalId(service, record.externalId!)).toHaveLength(1)
+    expect((await outboxRecords(kit.db)).map((r) => r.state)).toEqual(['in-flight'])
+    expect((await journal.read()).entries).toHaveLength(1)
+    journal.loseConfirmations = false
+    await replayAll(kit.db)
+    expect(await epicsWithExternalId(service, record.externalId!)).toHaveLength(1)
+    expect((await journal.read()).entries).toEqual([])
+    expect(isFinite(Number(await resolveId(kit.db, 'epic', created)))).toBe(true)
+
+    // A record removed without the journal being told (a data problem discarded, say): trimmed at the next start.
+    await act.updateEpic(epics[0].id, { name: 'Removed from the cache by hand' })
+    await kit.db.outbox.clear()
+    expect(await restoreFromJournal(kit.db, journal)).toEqual({ restored: 0, trimmed: 1, journaled: 0 })
+    expect((await journal.read()).entries).toEqual([])
+  })
+
+  it('a cache behind the journal gets the entries it never applied; records the journal lacks are journaled', async () => {
+    const act = actionsFor(kit.db, offline(kit.transport), { journal })
+    await act.updateEpic(epics[0].id, { name: 'Applied by the cache' })
+    const mark = (await kit.db.meta.get(JOURNAL_KEY))!.value as { epoch: string; upTo: number }
+    await act.updateEpic(epics[1].id, { name: 'Only in the journal' })
+    // An older copy of the cache: it knows the first change only.
+    await kit.db.transaction('rw', kit.db.tables, async () => {
+      const second = (await outboxRecords(kit.db)).find((r) => r.entityId === String(epics[1].id))!
+      await kit.db.outbox.delete(second.seq!)
+      await kit.db.overlay.clear()
+      await kit.db.meta.put({ key: JOURNAL_KEY, value: mark })
+    })
+    // And a change queued by a version that kept no journal.
+    await actionsFor(kit.db, offline(kit.transport)).updateEpic(epics[2].id, { name: 'Never journaled' })
+
+    expect(await restoreFromJournal(kit.db, journal)).toEqual({ restored: 1, trimmed: 0, journaled: 1 })
+    expect((await mergedEpic(kit.db, epics[1].id))?.name).toBe('Only in the journal')
+    expect((await journal.read()).entries.map((e) => e.record.payload.name)).toEqual(['Applied by the cache', 'Only in the journal', 'Never journaled'])
+
+    // All three survive a loss now.
+    const db = await wipe(kit.db)
+    expect((await restoreFromJournal(db, journal)).restored).toBe(3)
+    await fillCache(db, kit.transport)
+    await replayAll(db)
+    const names = new Map(((await v3(kit.service).get('/epics')).body as { id: number; name: string }[]).map((e) => [e.id, e.name]))
+    expect([names.get(epics[0].id as number), names.get(epics[1].id as number), names.get(epics[2].id as number)]).toEqual([
+      'Applied by the cache',
+      'Only in the journal',
+      'Never journaled',
+    ])
+  })
+
+  it('a discarded change and a write refused before it was queued leave nothing open in the journal', async () => {
+    const act = actionsFor(kit.db, offline(kit.transport), { journal })
+    await act.updateEpic(epics[0].id, { name: 'Discarded' })
+    const [record] = await outboxRecords(kit.db)
+    await act.discard(record.seq!)
+    const gone = await act.createEpic({ name: 'Gone' })
+    await act.deleteEpic(gone)
+    await expect(act.updateEpic(gone, { name: 'After its deletion' })).rejects.toThrow()
+    expect((await journal.read()).entries).toEqual([])
+  })
+})

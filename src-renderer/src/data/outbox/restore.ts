@@ -1,0 +1,139 @@
+// At start, the cache and the outbox journal (journal.ts) are made to agree,
+// under the outbox lock, before anything is replayed:
+//
+// - a cache that does not follow this journal (new: the browser's storage was
+//   lost) or that applied fewer of its entries than it has (an older copy)
+//   gets the open entries it does not hold back, queued again through the
+//   same enqueue, in the order they were made; an entry marked sent is
+//   restored in flight, so replay looks for it on the service (by external_id,
+//   as after a crash) before it goes again: exactly once;
+// - an open entry the cache applied and no record holds any more is done
+//   with (its confirmation was lost in a crash): confirmed;
+// - a record no open entry holds (the journal was lost, or the record is older
+//   than the journal) is journaled again.
+//
+// What local ids became (confirmed creates) comes back too, so a restored
+// write naming one goes to the right entity. The number restored is kept in
+// `meta` for the window to tell the user.
+import Dexie from 'dexie'
+import type { JournalEntry } from '../../../../src-shared/ipc.ts'
+import type { OutpostDb } from '../db.ts'
+import { outboxLockName, platformLock, type LockFn } from '../lock.ts'
+import { recordProblem } from '../row-checks.ts'
+import type { EntityId, EntityKind } from '../types.ts'
+import { rememberServerId, resolveId } from './ids.ts'
+import { JOURNAL_KEY, journalIdsOf, journalInside, journalRecordOf, noteApplied, RESTORED_KEY, type JournalMark, type OutboxJournal, type Restored } from './journal.ts'
+import { isLocalId, localIdsIn, replaceId } from './kinds.ts'
+import { enqueue, forgetLocalEntity, type NewRecord } from './queue.ts'
+
+export interface RestoreOptions {
+  clock?: () => number
+  lock?: LockFn
+}
+
+export interface RestoreResult {
+  /** Open changes queued again from the journal. */
+  restored: number
+  /** Open entries found done with (confirmed now). */
+  trimmed: number
+  /** Records the journal did not hold, journaled again. */
+  journaled: number
+}
+
+export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, options: RestoreOptions = {}): Promise<RestoreResult> {
+  const clock = options.clock ?? Date.now
+  const lock = options.lock ?? platformLock()
+  return lock(outboxLockName(db.name), async () => {
+    const state = await journal.read()
+    const now = clock()
+    const done: number[] = []
+    const result = await db.transaction('rw', db.tables, async () => {
+      const mark = (await db.meta.get(JOURNAL_KEY))?.value as JournalMark | undefined
+      const follows = mark?.epoch === state.epoch
+      const records = (await db.outbox.toArray()).filter((r) => recordProblem(r) === null)
+      const held = new Set(journalIdsOf(records))
+      const open = new Set(state.entries.map((e) => e.id))
+
+      // A cache that follows the journal has its creates' ids already; a new one gets them back.
+      if (!follows) {
+        for (const [localId, to] of Object.entries(state.map)) {
+          if (isLocalId(await resolveId(db, to.kind as EntityKind, localId))) await rememberServerId(db, localId, { kind: to.kind as EntityKind, id: to.id, at: now })
+        }
+      }
+
+      const missing = state.entries.filter((e) => !held.has(e.id))
+      const restore = missing.filter((e) => !follows || e.id > mark.upTo)
+      done.push(...missing.filter((e) => !restore.includes(e)).map((e) => e.id))
+      done.push(...(await requeue(db, restore, state.map)))
+
+      // Records the journal does not hold: on disk again, as they are now.
+      let journaled = 0
+      for (const r of await db.outbox.toArray()) {
+        if (recordProblem(r) !== null || journalIdsOf([r]).some((id) => open.has(id))) continue
+        const before = journalIdsOf([r])
+        r.journal = await journalInside(db, journal, [journalRecordOf(r)])
+        await db.outbox.put(r)
+        if (r.state === 'in-flight') await Dexie.waitFor(journal.sent(r.journal))
+        done.push(...before)
+        journaled++
+      }
+
+      // The cache follows this journal now, and holds all it has.
+      await noteApplied(db, state.epoch, [state.lastId], { follow: true })
+      if (restore.length > 0) await db.meta.put({ key: RESTORED_KEY, value: { count: restore.length, at: now } satisfies Restored })
+      return { restored: restore.length, trimmed: missing.length - restore.length, journaled }
+    })
+    if (done.length > 0) await journal.confirm(done).catch(() => undefined)
+    return result
+  })
+
+  /**
+   * Inside the transaction: the entries queued again in their order, the sent ones put in flight as they were
+   * when they went. Answers the entries that cancelled out (nothing left of them to send).
+   */
+  async function requeue(db: OutpostDb, entries: JournalEntry[], map: Record<string, { kind: string; id: EntityId }>): Promise<number[]> {
+    const cancelled: number[] = []
+    /** The record each restored entry went into, until its sent mark is applied. */
+    const recordOf = new Map<number, number>()
+    const named = new Set<string>()
+    const inFlight = async (upTo: number) => {
+      for (const e of entries) {
+        const seq = recordOf.get(e.id)
+        if (e.sentAfter === undefined || e.sentAfter >= upTo || seq === undefined) continue
+        recordOf.delete(e.id)
+        const r = await db.outbox.get(seq)
+        // Gone meanwhile (cancelled by a later entry), or merged into a record already in flight.
+        if (!r || r.state !== 'pending' || !journalIdsOf([r]).includes(e.id)) continue
+        await db.outbox.update(seq, { state: 'in-flight', attempts: Math.max(1, r.attempts), sentAt: Math.min(r.sentAt ?? e.at, e.at) })
+      }
+    }
+    for (const e of entries) {
+      // Marks made before this entry was: the records that went then are in flight before it is queued.
+      await inFlight(e.id)
+      let rec = e.record as NewRecord
+      for (const localId of localIdsIn(rec)) {
+        const to = map[localId]
+        if (to) rec = { ...replaceId(rec, localId, to.id as EntityId), entityId: String(replaceId(rec.entityId, localId, to.id as EntityId)) }
+      }
+      for (const id of localIdsIn([rec.entityId, rec.params, rec.payload])) named.add(id)
+      try {
+        const { seq, removed } = await enqueue(db, rec, e.at, [e.id])
+        if (seq === undefined) cancelled.push(e.id)
+        else recordOf.set(e.id, seq)
+        cancelled.push(...journalIdsOf(removed))
+      } catch {
+        // What the user could not have made (a change after a deletion): as it was then, it is dropped.
+        cancelled.push(e.id)
+      }
+    }
+    await inFlight(Number.POSITIVE_INFINITY)
+    // A local id no restored create makes and no confirmed create became: its create was cancelled, and what
+    // named it goes (or stops naming it) as it did then.
+    const creates = new Set((await db.outbox.toArray()).filter((r) => r.op === 'create').map((r) => r.entityId))
+    for (const id of named) {
+      if (creates.has(id) || !isLocalId(await resolveId(db, 'epic', id))) continue
+      cancelled.push(...journalIdsOf(await forgetLocalEntity(db, id, clock())))
+    }
+    return cancelled
+  }
+}
