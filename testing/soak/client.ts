@@ -8,7 +8,9 @@
 // when it died still reach the service: the next life starts only once they
 // have (an app takes longer to start again than the service takes to answer;
 // a request still on its way after the restart is a race no client can win
-// without idempotency keys on the service).
+// without idempotency keys on the service). The journal of queued changes is
+// the main side's: it outlives the lives, and a life may start on a store
+// wiped since the last one (restored from the journal).
 import { IDBKeyRange, type IDBFactory } from 'fake-indexeddb'
 import { Gateway } from '../../src-main/gateway/index.ts'
 import type { RunningService } from '../../src-server/index.ts'
@@ -20,6 +22,7 @@ import { gatewayTransport } from '../gateway-transport.ts'
 import { quotaFault, type QuotaFault } from '../quota.ts'
 import { createProcessLock } from '../../src-renderer/src/data/lock.ts'
 import { replay } from '../../src-renderer/src/data/outbox/index.ts'
+import type { OutboxJournal } from '../../src-renderer/src/data/outbox/journal.ts'
 import { TransportError, type FileOnDisk, type Transport } from '../../src-renderer/src/data/transport.ts'
 
 /** The service's limit and the gateway's pacing, scaled down from 200 a minute so that a soak ends. */
@@ -38,6 +41,8 @@ export interface Shared {
   net: { online: boolean }
   /** Storage as every life sees it: while full, the cache's writes fail with QuotaExceededError. */
   quota: QuotaFault
+  /** The main side's journal of queued changes: it outlives the window's lives (and their wiped stores). */
+  journal: OutboxJournal
 }
 
 export type KillReason = 'calls' | 'idle' | 'end'
@@ -138,7 +143,9 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
         lock,
         signal: controller.signal,
         backoff: { baseMs: 5, maxMs: 100, attempts: 6 },
+        journal: shared.journal,
       }),
+    journal: shared.journal,
     sync: {
       fileBudgetBytes: 0,
       // Scaled like the rate limit, so that lists and id sweeps come round during a soak.
@@ -147,7 +154,7 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
       sweepIntervalMs: 30_000,
     },
   })
-  const actions = outboxActions({ db, transport })
+  const actions = outboxActions({ db, transport, journal: shared.journal })
 
   return {
     id,

@@ -6,7 +6,8 @@
 // offline), the network going and coming back, the service's faults (drops before and after commit,
 // 5xx, latency), bursts of 429, replay and sync runs (awaited or in the
 // background), and the app killed and started again at random points,
-// mid-bootstrap and mid-replay included. At the end: online, no faults, replay
+// mid-bootstrap and mid-replay included, sometimes on a store wiped meanwhile
+// (the main side's journal of queued changes kept). At the end: online, no faults, replay
 // until the outbox is empty, and the service's state against what the actions
 // intended (model.ts, verify.ts).
 //
@@ -15,12 +16,14 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { IDBFactory } from 'fake-indexeddb'
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { Gateway } from '../../src-main/gateway/index.ts'
 import { seededRandom } from '../../src-server/faults.ts'
 import type { Faults } from '../../src-server/index.ts'
 import { testService, v3 } from '../service.ts'
 import { WriteRefused } from '../../src-renderer/src/data/actions.ts'
+import { OutpostDb } from '../../src-renderer/src/data/db.ts'
+import { fileJournal } from '../journal-kit.ts'
 import { isLocalId, outboxRecords, outboxStatus, resolveId } from '../../src-renderer/src/data/outbox/index.ts'
 import { mergedDocEpics, mergedLabels, mergedOne } from '../../src-renderer/src/data/overlay.ts'
 import { isBootstrapped } from '../../src-renderer/src/data/sync/index.ts'
@@ -64,6 +67,8 @@ export interface SoakStats {
   actions: Record<string, number>
   skipped: number
   lives: number
+  /** Lives that started on a store wiped since the last one (the journal kept): its changes restored from the journal. */
+  wipes: { count: number; restored: number }
   kills: { midBootstrap: number; midReplay: number; midSync: number; idle: number }
   offline: number
   /** Spells of storage full (cache writes refused), and the user's changes refused during them (said to the user, not made). */
@@ -120,6 +125,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   })
   const folder = await mkdtemp(join(tmpdir(), 'outpost-soak-'))
   await mkdir(join(folder, 'drops'), { recursive: true })
+  const journal = fileJournal(join(folder, 'journal', 'soak.jsonl'))
   const shared: Shared = {
     service,
     indexedDB: new IDBFactory(),
@@ -128,6 +134,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     pace,
     net: { online: true },
     quota: { full: false, refused: 0 },
+    journal,
   }
   // Keeps the HTTP agent open across lives (the last gateway to close an origin closes its connections).
   const keeper = new Gateway({ baseUrl: service.baseUrl, workspaceSlug: service.workspace, token: service.tokens.admin, tokenKind: 'v4' })
@@ -139,6 +146,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     actions: {},
     skipped: 0,
     lives: 0,
+    wipes: { count: 0, restored: 0 },
     kills: { midBootstrap: 0, midReplay: 0, midSync: 0, idle: 0 },
     offline: 0,
     quota: { spells: 0, refused: 0, changesRefused: 0 },
@@ -201,6 +209,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     stats.requests += l.calls
     await l.bury()
     running.delete(l)
+  }
+  /** The store wiped between lives (an update, a downgrade, a profile reset): the journal is all that is left of the outbox. */
+  const wipe = async () => {
+    stats.wipes.count++
+    stats.wipes.restored += (await shared.journal.read()).entries.length
+    await new OutpostDb(shared.dbName, { indexedDB: shared.indexedDB, IDBKeyRange }).delete()
+    bootstrapped = false
+    // A new store numbers its outbox records from 1 again: conflicts are noted afresh.
+    conflictEntities.clear()
   }
 
   let life = newLife()
@@ -886,6 +903,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (shared.quota.full && step >= quotaUntil) shared.quota.full = false
     if (life.dead) {
       await bury(life)
+      if (chance(0.12)) await wipe()
       life = newLife()
     }
     if (chance(0.22)) {
@@ -968,6 +986,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   stats.checked = verdict.checked
   details.push(...verdict.details)
   await keeper.close()
+  await journal.close()
   await service.close()
   await rm(folder, { recursive: true, force: true })
   return {
