@@ -342,6 +342,8 @@ export interface JournalRecord {
   externalId?: string
   baseUpdatedAt?: string
   staged?: { path: string; name: string; size: number }
+  /** Journaled again (fixed, resolved): the entry it replaces, whose place in the order it keeps. */
+  order?: number
 }
 
 export interface JournalEntry {

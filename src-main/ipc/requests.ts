@@ -82,6 +82,7 @@ function journalRecord(value: unknown, what: string): JournalRecord {
     ...(r.externalId !== undefined && { externalId: optionalText(r.externalId, 'externalId', 256) }),
     ...(r.baseUpdatedAt !== undefined && { baseUpdatedAt: optionalText(r.baseUpdatedAt, 'baseUpdatedAt', 64) }),
     ...(staged && { staged }),
+    ...(r.order !== undefined && { order: positiveInt(r.order, `${what}.order`) }),
   }
 }
 

@@ -7,14 +7,13 @@
 //
 // A read-only token refuses every write here, at once, instead of queueing
 // writes that could only fail.
-import Dexie from 'dexie'
 import type { OutpostDb } from './db.ts'
 import type { EditableEpicField } from './epic-fields.ts'
 import { merged, mergedOne } from './overlay.ts'
 import { newLocalId, resolveId } from './outbox/ids.ts'
 import { isLocalId, linkId, sameValue, tableKey, tableOf, UPDATABLE, type WritableKind } from './outbox/kinds.ts'
 import { enqueue, type Enqueued, type NewRecord } from './outbox/queue.ts'
-import { confirmInside, journalIdsOf, journalInside, journalRecordOf, withdraw, type OutboxJournal } from './outbox/journal.ts'
+import { confirmInside, journaledTransaction, journalIdsOf, journalInside, journalRecordOf, type OutboxJournal } from './outbox/journal.ts'
 import { discardRecord, resolveConflict, retryRecord, type ConflictChoice } from './outbox/records.ts'
 import { UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
 import { isQuotaError, StorageFullError, WRITE_NOT_SAVED_MESSAGE } from './storage-full.ts'
@@ -123,30 +122,18 @@ export function outboxActions(options: ActionsOptions) {
     }
   }
 
-  /** What each write's transaction journaled (to withdraw when it fails). */
-  const journaledIn = new WeakMap<object, number[]>()
-
   /** Runs one action's transaction; staged bytes of records it made pointless go afterwards, and their journal entries. */
   const write = async <T>(run: () => Promise<{ result: T; enqueued?: Enqueued }>): Promise<T> => {
     guard()
-    const journaled: number[] = []
-    let done: Awaited<ReturnType<typeof run>>
-    try {
-      // Dexie keeps the transaction open across awaits only inside an async scope function.
-      done = await saving(() =>
-        db.transaction('rw', db.tables, async (tx) => {
-          journaledIn.set(tx, journaled)
-          const out = await run()
-          // Cancelled out (a create deleted before it went, say): nothing of it is left to send.
-          if (out.enqueued) await confirmInside(options.journal, [...journalIdsOf(out.enqueued.removed), ...(out.enqueued.seq === undefined ? journaled : [])])
-          return out
-        }),
-      )
-    } catch (error) {
-      // Not queued after all: what was journaled for it is withdrawn.
-      await withdraw(options.journal, journaled)
-      throw error
-    }
+    // Not queued after all (refused, storage full): what was journaled for it is withdrawn.
+    const done = await saving(() =>
+      journaledTransaction(db, options.journal, async (journaled) => {
+        const out = await run()
+        // Cancelled out (a create deleted before it went, say): nothing of it is left to send.
+        if (out.enqueued) await confirmInside(options.journal, [...journalIdsOf(out.enqueued.removed), ...(out.enqueued.seq === undefined ? journaled : [])])
+        return out
+      }),
+    )
     const { result, enqueued } = done
     for (const r of enqueued?.removed ?? []) if (r.staged) await transport.discard(r.staged.path).catch(() => undefined)
     return result
@@ -155,9 +142,7 @@ export function outboxActions(options: ActionsOptions) {
   /** Inside a write's transaction: the change journaled (on disk) and queued. */
   const queue = async (rec: NewRecord, now: number): Promise<Enqueued> => {
     if (!options.journal) return enqueue(db, rec, now)
-    const ids = await journalInside(db, options.journal, [journalRecordOf(rec)])
-    journaledIn.get(Dexie.currentTransaction as object)?.push(...ids)
-    return enqueue(db, rec, now, ids)
+    return enqueue(db, rec, now, await journalInside(db, options.journal, [journalRecordOf(rec)]))
   }
 
   const id = async (kind: EntityKind, value: EntityId) => String(await resolveId(db, kind, value))

@@ -308,6 +308,8 @@ export interface OutboxRecord {
   staged?: StagedFile
   /** The ids of the outbox journal's entries this record holds (one per write merged into it; outbox/journal.ts). */
   journal?: number[]
+  /** Journaled again (fixed, resolved): where among the journal's entries it was first (outbox/journal.ts). */
+  journalOrder?: number
   [extra: string]: unknown
 }
 

@@ -94,8 +94,31 @@ export async function journalInside(db: OutpostDb, journal: OutboxJournal, recor
   } catch (error) {
     throw unavailable('Outpost could not keep the change in its journal of queued changes, so it was not made', error)
   }
+  appendedIn.get(Dexie.currentTransaction as object)?.push(...appended.ids)
   await noteApplied(db, appended.epoch, appended.ids)
   return appended.ids
+}
+
+/** What each journaled transaction appended (journaledTransaction). */
+const appendedIn = new WeakMap<object, number[]>()
+
+/**
+ * A transaction over the cache that may append to the journal: what it appended is withdrawn when it does not
+ * commit (a full storage, a write refused), or a later start would take it for a change the cache lost.
+ * `scope` gets the list of what it appended so far.
+ */
+export async function journaledTransaction<T>(db: OutpostDb, journal: OutboxJournal | undefined, scope: (appended: number[]) => Promise<T>): Promise<T> {
+  const appended: number[] = []
+  try {
+    // Dexie keeps the transaction open across awaits only inside an async scope function.
+    return await db.transaction('rw', db.tables, async (tx) => {
+      appendedIn.set(tx, appended)
+      return scope(appended)
+    })
+  } catch (error) {
+    await withdraw(journal, appended)
+    throw error
+  }
 }
 
 const unavailable = (what: string, error: unknown) => new JournalUnavailable(`${what}: ${error instanceof Error ? error.message : String(error)}`)
@@ -108,7 +131,12 @@ const unavailable = (what: string, error: unknown) => new JournalUnavailable(`${
 export async function journalAgain(db: OutpostDb, journal: OutboxJournal | undefined, r: OutboxRecord): Promise<number[]> {
   if (!journal) return []
   const before = journalIdsOf([r])
-  r.journal = await journalInside(db, journal, [journalRecordOf(r)])
+  // It keeps its place among the others: restored after a later change of the same field, it would undo it.
+  const order = Math.min(...before.map((id) => id), ...(typeof r.journalOrder === 'number' ? [r.journalOrder] : []))
+  r.journal = await journalInside(db, journal, [{ ...journalRecordOf(r), ...(Number.isFinite(order) && { order }) }])
+  if (Number.isFinite(order)) r.journalOrder = order
+  // Sent already (its answer not heard yet): after a loss it is looked for before it goes again, as it was.
+  if (r.state === 'in-flight') await Dexie.waitFor(journal.sent(r.journal))
   return before
 }
 

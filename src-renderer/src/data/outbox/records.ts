@@ -8,7 +8,7 @@ import type { Transport } from '../transport.ts'
 import type { EntityId, OutboxRecord, OutboxState } from '../types.ts'
 import { newLocalId } from './ids.ts'
 import { tableKey, tableOf, UPDATABLE, type WritableKind } from './kinds.ts'
-import { confirmInside, journalAgain, journalIdsOf, journalInside, journalRecordOf, type OutboxJournal } from './journal.ts'
+import { confirmInside, journaledTransaction, journalAgain, journalIdsOf, journalInside, journalRecordOf, type OutboxJournal } from './journal.ts'
 import { enqueue, forgetLocalEntity, recordsOf, type NewRecord } from './queue.ts'
 
 export interface OutboxPause {
@@ -63,7 +63,7 @@ export async function setPause(db: OutpostDb, pause: OutboxPause | null): Promis
   else await db.meta.delete(PAUSE_KEY)
 }
 
-const tx = <T>(db: OutpostDb, run: () => Promise<T>) => db.transaction('rw', db.tables, async () => run())
+const tx = <T>(db: OutpostDb, journal: OutboxJournal | undefined, run: () => Promise<T>) => journaledTransaction(db, journal, () => run())
 
 async function requireRecord(db: OutpostDb, seq: number): Promise<OutboxRecord> {
   const r = await db.outbox.get(seq)
@@ -82,7 +82,7 @@ export async function retryRecord(
   clock: () => number = Date.now,
   journal?: OutboxJournal,
 ): Promise<void> {
-  await tx(db, async () => {
+  await tx(db, journal, async () => {
     const r = await requireRecord(db, seq)
     if (r.state !== 'failed') throw new Error(`Change #${seq} has not failed (it is ${r.state}).`)
     if (editedPayload) {
@@ -119,7 +119,7 @@ export async function discardRecord(
   options: { transport?: Pick<Transport, 'discard'>; clock?: () => number; journal?: OutboxJournal } = {},
 ): Promise<OutboxRecord[]> {
   const clock = options.clock ?? Date.now
-  const removed = await tx(db, async () => {
+  const removed = await tx(db, options.journal, async () => {
     const r = await requireRecord(db, seq)
     if (r.state === 'in-flight') throw new Error(`Change #${seq} is being sent; it can be discarded if it fails.`)
     await db.outbox.delete(seq)
@@ -153,7 +153,7 @@ export async function resolveConflict(
   const { journal } = options
   // The journal entries the resolution made pointless, confirmed once it committed.
   const done: number[] = []
-  return tx(db, async () => {
+  return tx(db, journal, async () => {
     const r = await requireRecord(db, seq)
     if (r.state !== 'conflict' || !r.conflict) throw new Error(`Change #${seq} is not in conflict.`)
     const now = clock()

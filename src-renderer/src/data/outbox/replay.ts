@@ -37,7 +37,7 @@ import { failureOf, isNotFound, type Transport } from '../transport.ts'
 import { isStorageFull } from '../storage-full.ts'
 import type { EntityId, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
 import { rememberServerId } from './ids.ts'
-import { confirmInside, journalIdsOf, journalInside, journalRecordOf, JournalUnavailable, type OutboxJournal } from './journal.ts'
+import { confirmInside, journalAgain, journaledTransaction, journalIdsOf, journalInside, journalRecordOf, JournalUnavailable, type OutboxJournal } from './journal.ts'
 import { isLocalId, localIdsIn, overLimit, replaceId, rowId, sameValue, tableKey, tableOf, type WritableKind } from './kinds.ts'
 import { recordsOf } from './queue.ts'
 import { setPause, type OutboxPause } from './records.ts'
@@ -671,6 +671,7 @@ class Replayer {
   private async forgetInRecords(kind: WritableKind, field: string, id: EntityId): Promise<void> {
     const now = this.clock()
     const touched: OutboxRecord[] = []
+    const done: number[] = []
     for (const r of await this.db.outbox.toArray()) {
       // In-flight ones too (one sent before a kill, waiting to be reconciled): their base and mine are read
       // again before they are compared or sent, and the service took the id out of what they wrote as well.
@@ -684,9 +685,12 @@ class Replayer {
         }
       }
       if (!changed) continue
+      // The journal keeps the change as it goes now (restored as it was, its base would meet the deletion as a conflict).
+      done.push(...(await journalAgain(this.db, this.journal, r)))
       await this.db.outbox.put(r)
       touched.push(r)
     }
+    await confirmInside(this.journal, done)
     await rebuildOverlays(this.db, touched, now)
   }
 
@@ -848,8 +852,7 @@ class Replayer {
 
   private write<T>(run: () => Promise<T>): Promise<T> {
     this.checkAbort()
-    // Dexie keeps the transaction open across awaits only inside an async scope function.
-    return this.db.transaction('rw', this.db.tables, async () => run())
+    return journaledTransaction(this.db, this.journal, () => run())
   }
 }
 
@@ -964,7 +967,8 @@ function planOf(r: OutboxRecord, theirs: Row | typeof UNCHANGED | null): Plan {
     // Already so: mine was applied (an answer lost), or the same change was made elsewhere.
     if (sameValue(now, mine) || sameValue(now, kept(field, mine)) || sameMarkdown(field, now, mine)) continue
     const base = field in r.base ? r.base[field] : now
-    if (sameVersion || sameValue(now, base)) send[field] = mine
+    // The service's own form of the base is the base (a restored write keeps the base it was made over, in my form).
+    if (sameVersion || sameValue(now, base) || sameMarkdown(field, now, base)) send[field] = mine
     else conflicts[field] = { base, mine, theirs: now }
   }
   return { r, send, conflicts, ...(theirs !== UNCHANGED && { theirs }) }

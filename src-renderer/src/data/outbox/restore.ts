@@ -22,7 +22,7 @@ import { outboxLockName, platformLock, type LockFn } from '../lock.ts'
 import { recordProblem } from '../row-checks.ts'
 import type { EntityId, EntityKind } from '../types.ts'
 import { rememberServerId, resolveId } from './ids.ts'
-import { JOURNAL_KEY, journalIdsOf, journalInside, journalRecordOf, noteApplied, RESTORED_KEY, type JournalMark, type OutboxJournal, type Restored } from './journal.ts'
+import { JOURNAL_KEY, journaledTransaction, journalIdsOf, journalInside, journalRecordOf, noteApplied, RESTORED_KEY, type JournalMark, type OutboxJournal, type Restored } from './journal.ts'
 import { isLocalId, localIdsIn, replaceId } from './kinds.ts'
 import { enqueue, forgetLocalEntity, type NewRecord } from './queue.ts'
 
@@ -40,6 +40,9 @@ export interface RestoreResult {
   journaled: number
 }
 
+/** Where an entry goes among the others: its own id, or that of the entry it was journaled again in place of. */
+const placeOf = (e: JournalEntry) => e.record.order ?? e.id
+
 export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, options: RestoreOptions = {}): Promise<RestoreResult> {
   const clock = options.clock ?? Date.now
   const lock = options.lock ?? platformLock()
@@ -47,7 +50,7 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
     const state = await journal.read()
     const now = clock()
     const done: number[] = []
-    const result = await db.transaction('rw', db.tables, async () => {
+    const result = await journaledTransaction(db, journal, async () => {
       const mark = (await db.meta.get(JOURNAL_KEY))?.value as JournalMark | undefined
       const follows = mark?.epoch === state.epoch
       const records = (await db.outbox.toArray()).filter((r) => recordProblem(r) === null)
@@ -61,7 +64,8 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
         }
       }
 
-      const missing = state.entries.filter((e) => !held.has(e.id))
+      // In the order the changes were made (one journaled again keeps the place of the one it replaces).
+      const missing = state.entries.filter((e) => !held.has(e.id)).sort((a, b) => placeOf(a) - placeOf(b) || a.id - b.id)
       const restore = missing.filter((e) => !follows || e.id > mark.upTo)
       done.push(...missing.filter((e) => !restore.includes(e)).map((e) => e.id))
       done.push(...(await requeue(db, restore, state.map)))
@@ -95,7 +99,8 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
     const cancelled: number[] = []
     /** The record each restored entry went into, until its sent mark is applied. */
     const recordOf = new Map<number, number>()
-    const named = new Set<string>()
+    // Creates journaled again (a fixed one) come after what names them.
+    const createdLater = new Set(entries.filter((e) => e.record.op === 'create').map((e) => e.record.entityId))
     const inFlight = async (upTo: number) => {
       for (const e of entries) {
         const seq = recordOf.get(e.id)
@@ -109,31 +114,35 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
     }
     for (const e of entries) {
       // Marks made before this entry was: the records that went then are in flight before it is queued.
-      await inFlight(e.id)
+      await inFlight(placeOf(e))
       let rec = e.record as NewRecord
       for (const localId of localIdsIn(rec)) {
         const to = map[localId]
         if (to) rec = { ...replaceId(rec, localId, to.id as EntityId), entityId: String(replaceId(rec.entityId, localId, to.id as EntityId)) }
       }
-      for (const id of localIdsIn([rec.entityId, rec.params, rec.payload])) named.add(id)
       try {
         const { seq, removed } = await enqueue(db, rec, e.at, [e.id])
         if (seq === undefined) cancelled.push(e.id)
-        else recordOf.set(e.id, seq)
+        else {
+          recordOf.set(e.id, seq)
+          if (e.record.order !== undefined) await db.outbox.update(seq, { journalOrder: e.record.order })
+        }
         cancelled.push(...journalIdsOf(removed))
       } catch {
         // What the user could not have made (a change after a deletion): as it was then, it is dropped.
         cancelled.push(e.id)
+        continue
+      }
+      // A local id no queued create makes and no confirmed create became: its create was cancelled after this
+      // was queued (the journal forgot both), and this goes, or stops naming it, as it did then, before it is
+      // put in flight as it went.
+      for (const id of localIdsIn([rec.entityId, rec.params, rec.payload])) {
+        if (!isLocalId(await resolveId(db, 'epic', id)) || createdLater.has(id)) continue
+        if ((await db.outbox.filter((r) => r.op === 'create' && r.entityId === id).count()) > 0) continue
+        cancelled.push(...journalIdsOf(await forgetLocalEntity(db, id, clock())))
       }
     }
     await inFlight(Number.POSITIVE_INFINITY)
-    // A local id no restored create makes and no confirmed create became: its create was cancelled, and what
-    // named it goes (or stops naming it) as it did then.
-    const creates = new Set((await db.outbox.toArray()).filter((r) => r.op === 'create').map((r) => r.entityId))
-    for (const id of named) {
-      if (creates.has(id) || !isLocalId(await resolveId(db, 'epic', id))) continue
-      cancelled.push(...journalIdsOf(await forgetLocalEntity(db, id, clock())))
-    }
     return cancelled
   }
 }
