@@ -112,13 +112,16 @@ describe('the data layer', () => {
     let pages = 0
     const transport = countingTransport(world.transport, () => void pages++)
     const engine = startDataLayer({ db, transport, clock: () => 7_000, sync: { fileBudgetBytes: 0, pageSize: 25 } })
+    const started = performance.now()
     expect(await engine.sync()).not.toBeNull()
+    const took = performance.now() - started
     await engine.stop()
     const withProgress = writes.filter((w) => w.value.progress)
-    // Each request of the run reported progress; far fewer reports were written, each the latest then.
+    // Each request of the run reported progress; one report was written a 250 ms at most (when written, a
+    // write waits its turn behind the one before, so the gaps between them are not what is paced).
     expect(pages).toBeGreaterThan(15)
-    expect(withProgress.length).toBeLessThan(pages / 2)
-    for (let i = 1; i < withProgress.length; i++) expect(withProgress[i].at - withProgress[i - 1].at).toBeGreaterThanOrEqual(240)
+    expect(withProgress.length).toBeGreaterThan(0)
+    expect(withProgress.length).toBeLessThanOrEqual(Math.ceil(took / 250) + 1)
     expect(writes.at(-1)!.value).toMatchObject({ state: 'idle', progress: null, lastSyncedAt: 7_000 })
   })
 
