@@ -127,7 +127,7 @@ test('files named to escape the cache open with their content, and nothing is wr
   const everywhere = [...named(beside, marker, 6), ...named(tmpdir(), marker, 3), ...named(ROOT, marker, 2), ...named('/', marker, 1)]
   const outside = [...new Set(everywhere)].filter((path) => !path.startsWith(cache + sep))
   expect(outside).toEqual([])
-  // And the data folder holds only the app's own files: the accounts file, the cache, staging.
+  // And the data folder holds only the app's own files: the accounts file, the cache, the outbox journal.
   const own = (await filesUnder(dataDir)).map((f) => relative(dataDir, f).split(sep)[0])
-  expect([...new Set(own)].sort()).toEqual(['accounts.json', 'files'])
+  expect([...new Set(own)].sort()).toEqual(['accounts.json', 'files', 'journal'])
 })
