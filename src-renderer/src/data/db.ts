@@ -91,12 +91,11 @@ export class OutpostDb extends Dexie {
       storyLists: 'epic_id, fetchedAt',
       epicProgress: 'id',
     })
-    // Version 3: the indexes of epics and comments that no read uses go. Each cost every write of a
-    // row its index entries (an epic's owners, teams and labels one each): a bootstrap writes 10,000
-    // epics, and the cache's writes are the slowest part of it.
+    // Version 3: the epics' indexes that no read uses go. Each cost every write of an epic its index
+    // entries (its owners, teams and labels one each): a bootstrap writes 10,000 epics, and the cache's
+    // writes are the slowest part of it.
     this.version(3).stores({
       epics: 'id, updated_at, *objective_ids',
-      epicComments: 'id, epic_id, parent_id',
     })
   }
 }
