@@ -6,6 +6,7 @@ import Dexie from 'dexie'
 import type { AccountInfo } from '../../../src-shared/ipc.ts'
 import { databaseName } from '../data/db.ts'
 import { forgetWorkspace } from '../first-paint/early-cache.ts'
+import { forgetPendingDrafts } from '../features/drafts.svelte.ts'
 import { notices } from '../lib/notices.svelte.ts'
 import { session } from './session.svelte.ts'
 import { messageOf } from '../lib/errors.ts'
@@ -35,6 +36,7 @@ class Leave {
         // The shell closes the workspace's database when it stops being current; deleting waits for that.
         const name = databaseName(leaving.account.baseUrl, leaving.account.workspaceSlug)
         forgetWorkspace(name)
+        forgetPendingDrafts(name)
         await Dexie.delete(name)
       }
       notices.show(leaving.how === 'remove' ? `Removed ${leaving.account.workspaceName} from this computer` : `Signed out of ${leaving.account.workspaceName}`, 'success')

@@ -7,14 +7,37 @@
 //   const note = new Draft(ws.db, `health:${epicId}`, { status: 'On Track', text: '' })
 //   <textarea bind:value={note.value.text}>   …   note.clear() once sent
 import type { OutpostDb } from '../data/db.ts'
+import { readStoredJson, removeStored, writeStored } from '../lib/stored.ts'
 
 /** How long typing may go unsaved: a crash loses at most this much of a draft (closing or hiding the window saves at once). */
 const SAVE_AFTER_MS = 300
 
 const keyOf = (what: string) => `draft:${what}`
 
+/**
+ * A save of a draft not yet in the cache (its write waits for its turn behind others, and a reload
+ * or a closed window would drop it): kept in localStorage, which is written at once, until the
+ * cache's write is done. `{ value }` is the draft; `{ value: null }`, its removal.
+ */
+const pendingKeyOf = (db: OutpostDb, key: string) => `outpost-draft:${db.name}:${key}`
+const pendingOf = (db: OutpostDb, key: string) => readStoredJson(pendingKeyOf(db, key)) as { value: unknown } | undefined
+
+/** A workspace removed from this computer: its drafts' saves kept in localStorage go too (its cache holds the rest). */
+export function forgetPendingDrafts(dbName: string): void {
+  const prefix = `outpost-draft:${dbName}:`
+  try {
+    const storage = globalThis.localStorage
+    if (!storage) return
+    for (const key of Object.keys(storage)) if (key.startsWith(prefix)) removeStored(key)
+  } catch {
+    // Storage denied: nothing was kept there.
+  }
+}
+
 /** Whether something unsent is kept for `what` (a screen opens its editor again for it). */
 export async function hasDraft(db: OutpostDb, what: string): Promise<boolean> {
+  const pending = pendingOf(db, keyOf(what))
+  if (pending) return pending.value !== null
   return (await db.meta.get(keyOf(what)).catch(() => undefined)) !== undefined
 }
 
@@ -40,7 +63,9 @@ export class Draft<T> {
     void db.meta
       .get(this.key)
       .then((row) => {
-        const kept = (row?.value as { value: T } | undefined)?.value
+        // A save the cache had not taken yet when the window went is the latest.
+        const pending = pendingOf(db, this.key)
+        const kept = pending ? ((pending.value ?? undefined) as T | undefined) : (row?.value as { value: T } | undefined)?.value
         // Typing that began before the read wins over what was kept.
         if (kept !== undefined && JSON.stringify(this.value) === JSON.stringify(this.empty)) {
           this.value = kept
@@ -67,14 +92,23 @@ export class Draft<T> {
     return JSON.stringify(this.value) !== JSON.stringify(this.empty)
   }
 
-  /** Writes the draft now (an empty one is removed). */
+  /** Writes the draft now (an empty one is removed): at once to localStorage, then to the cache. */
   async save(): Promise<void> {
     clearTimeout(this.timer)
     const text = JSON.stringify(this.value)
     if (text === this.saved) return
     this.saved = text
-    if (!this.written) await this.db.meta.delete(this.key).catch(() => undefined)
-    else await this.db.meta.put({ key: this.key, value: { value: $state.snapshot(this.value), at: Date.now() } }).catch(() => undefined)
+    const pendingKey = pendingKeyOf(this.db, this.key)
+    const written = this.written
+    writeStored(pendingKey, JSON.stringify({ value: written ? $state.snapshot(this.value) : null }))
+    try {
+      if (!written) await this.db.meta.delete(this.key)
+      else await this.db.meta.put({ key: this.key, value: { value: $state.snapshot(this.value), at: Date.now() } })
+      // The cache has it (unless a later save is on its way, which keeps its own).
+      if (this.saved === text) removeStored(pendingKey)
+    } catch {
+      // Kept in localStorage until a later save reaches the cache.
+    }
   }
 
   /** Sent or discarded: empty again, and gone from the cache. */
