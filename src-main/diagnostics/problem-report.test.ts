@@ -2,49 +2,18 @@
 // in: the file holds what helps (versions, the OS, connectivity, accounts,
 // updates, the recent log, the window's data problems and outbox) and no form
 // of the token, searched for as the e2e token test searches (e2e/fixtures/leaks.ts).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { formsIn, secretForms } from '../../e2e/fixtures/leaks.ts'
-import type { RunningService } from '../../src-server/index.ts'
-import type { IpcResult } from '../../src-shared/ipc.ts'
-import { MemorySecretStore } from '../../src-web/memory-secrets.ts'
-import { testService } from '../../testing/service.ts'
-import { dispatch } from '../ipc/dispatch.ts'
-import { openMainSide, type MainSide, type MainSideOptions } from '../main-side.ts'
+import { mainSideKit, type OpenOptions } from '../../testing/main-side-kit.ts'
 import { CRASHES_FOLDER, problemReport, REPORTS_FOLDER, secretTexts, withoutSecrets } from './problem-report.ts'
 import { LOG_MESSAGE_MAX, RecentLog } from './recent-log.ts'
 
-let service: RunningService
-const dirs: string[] = []
-const sides: MainSide[] = []
+const kit = mainSideKit()
 
-beforeAll(async () => {
-  service = await testService({ seed: 'demo' })
-})
-
-afterAll(async () => {
-  for (const side of sides) await side.close()
-  await service.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-
-async function open(extra: Partial<MainSideOptions> = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'outpost-report-'))
-  dirs.push(dataDir)
-  const side = await openMainSide({
-    dataDir,
-    secrets: new MemorySecretStore(),
-    appInfo: { name: 'Outpost', version: '1.4.2', platform: 'linux', shell: 'browser' },
-    isOnline: () => true,
-    emit: () => undefined,
-    ...extra,
-  })
-  sides.push(side)
-  const ask = (channel: string, request?: unknown) => dispatch(side.table, channel, request) as Promise<IpcResult<any> & { value?: any; error?: any }>
-  return { side, dataDir, ask }
-}
+/** A main side of the browser host, version 1.4.2, with no workspace yet. */
+const open = (options: OpenOptions = {}) => kit.open({ appInfo: { version: '1.4.2', shell: 'browser' }, ...options })
 
 const WINDOW = {
   dataProblems: [{ table: 'epics', key: '17', reason: 'name is not a string', at: Date.parse('2026-11-20T09:00:00Z') }],
@@ -54,14 +23,14 @@ const WINDOW = {
 
 describe('a problem report', () => {
   it('holds versions, the OS, accounts, updates, the recent log and what the window passed, and no form of the token', async () => {
-    const token = service.tokens.member
+    const token = kit.service.tokens.member
     const shown: string[] = []
     const { side, dataDir, ask } = await open({ showItemInFolder: (path) => void shown.push(path) })
     // What Electron's crashReporter leaves (Crashpad's folders): named in the report, not copied into it.
     mkdirSync(join(dataDir, CRASHES_FOLDER, 'completed'), { recursive: true })
     writeFileSync(join(dataDir, CRASHES_FOLDER, 'completed', 'a1b2.dmp'), Buffer.alloc(1234))
     writeFileSync(join(dataDir, CRASHES_FOLDER, 'settings.dat'), 'not a dump')
-    expect((await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token })).ok).toBe(true)
+    expect((await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token })).ok).toBe(true)
     // A token that slipped into log lines (a bug elsewhere) in every form the leak search knows.
     for (const form of secretForms(token)) side.log.warn(`a careless line: ${form.bytes.toString('latin1')}`)
     expect((await ask('outpost:log.report', { level: 'error', message: `TypeError: x is undefined (token ${token})` })).ok).toBe(true)
@@ -99,7 +68,7 @@ describe('a problem report', () => {
       os: { platform: 'linux', arch: process.arch },
       userAgent: WINDOW.userAgent,
       connectivity: { online: true },
-      accounts: [{ current: true, baseUrl: service.baseUrl, workspaceSlug: 'demo', tokenKind: expect.any(String) }],
+      accounts: [{ current: true, baseUrl: kit.service.baseUrl, workspaceSlug: 'demo', tokenKind: expect.any(String) }],
       secretStore: { kind: 'safe-storage' },
       updates: { status: 'off', off: 'browser', current: '1.4.2' },
       outbox: WINDOW.outbox,
@@ -147,16 +116,15 @@ describe('the updates channels', () => {
   })
 
   it('check with the updater handed in, and tell the window each change', async () => {
-    const events: unknown[] = []
     let installed = 0
-    const { ask } = await open({
-      appInfo: { name: 'Outpost', version: '1.4.2', platform: 'linux', shell: 'electron' },
-      emit: (event, payload) => void (event === 'outpost:updates' && events.push(payload)),
+    const { ask, events } = await open({
+      appInfo: { version: '1.4.2', shell: 'electron' },
       updater: { check: async () => ({ version: '1.5.0' }), download: async () => undefined, install: () => void installed++ },
     })
     expect((await ask('outpost:updates.restart')).error).toEqual({ source: 'ipc', kind: 'invalid-request', message: 'No update is ready to install yet.' })
     expect(await ask('outpost:updates.check')).toMatchObject({ ok: true, value: { status: 'ready', version: '1.5.0' } })
-    expect(events.map((e) => (e as { status: string }).status)).toEqual(['checking', 'downloading', 'ready'])
+    const statuses = events.filter(([event]) => event === 'outpost:updates').map(([, payload]) => (payload as { status: string }).status)
+    expect(statuses).toEqual(['checking', 'downloading', 'ready'])
     expect(await ask('outpost:updates.restart')).toEqual({ ok: true })
     expect(installed).toBe(1)
   })

@@ -4,34 +4,17 @@
 // files.evict-cache clears the cache but the files it keeps. Any other write
 // of the main side's own (the accounts file, a staged copy) that meets ENOSPC
 // is said as a full disk, not as a bug.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MemorySecretStore } from '../../src-web/memory-secrets.ts'
-import type { RunningService } from '../../src-server/index.ts'
-import { testService } from '../../testing/service.ts'
-import type { IpcResult } from '../../src-shared/ipc.ts'
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { mainSideKit } from '../../testing/main-side-kit.ts'
 import { DISK_FULL_DOWNLOAD_MESSAGE, DISK_FULL_MESSAGE } from '../files/disk-full.ts'
 import { fileFolder } from '../files/file-cache.ts'
 import { CacheWriteError } from '../gateway/save.ts'
 import { createGateway } from '../gateway/gateway.ts'
-import { openMainSide, type MainSide } from '../main-side.ts'
-import { dispatch } from './dispatch.ts'
 import { toIpcError } from './errors.ts'
 
-let service: RunningService
-const dirs: string[] = []
-const sides: MainSide[] = []
-
-beforeAll(async () => {
-  service = await testService({ seed: 'demo' })
-})
-afterAll(async () => {
-  for (const side of sides) await side.close()
-  await service.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
+const kit = mainSideKit()
 
 /** Bytes of every file under a folder. */
 function usage(folder: string): number {
@@ -48,16 +31,12 @@ const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, w
 
 /** A main side whose file cache lies on a "disk" of `capacity` bytes: a download past it fails as the gateway's does. */
 async function open(capacity: number) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'outpost-disk-full-'))
-  dirs.push(dataDir)
+  const dataDir = kit.tempFolder()
   const disk = { capacity }
   const cacheDir = join(dataDir, 'files')
-  const side = await openMainSide({
+  const { side, ask, upload } = await kit.open({
     dataDir,
-    secrets: new MemorySecretStore(),
-    appInfo: { name: 'Outpost', version: '0.0.0', platform: 'linux', shell: 'electron' },
-    isOnline: () => true,
-    emit: () => undefined,
+    signedIn: true,
     createGateway: (options) => {
       const gateway = createGateway(options)
       return {
@@ -74,18 +53,7 @@ async function open(capacity: number) {
       }
     },
   })
-  sides.push(side)
-  await side.accounts.addAccount(service.baseUrl, service.tokens.admin)
-  const ask = (channel: string, request?: unknown) => dispatch(side.table, channel, request) as Promise<IpcResult<any> & { value?: any }>
-  const uploaded = async (name: string, bytes: number): Promise<number> => {
-    const path = join(dataDir, 'dropped', name)
-    mkdirSync(dirname(path), { recursive: true })
-    writeFileSync(path, 'x'.repeat(bytes))
-    side.pickedFiles.add(path)
-    const answer = await ask('outpost:files.upload', { uploadId: name, paths: [path] })
-    expect(answer.ok).toBe(true)
-    return answer.value[0].id as number
-  }
+  const uploaded = (name: string, bytes: number) => upload(name, 'x'.repeat(bytes))
   const download = (fileId: number) => ask('outpost:files.download', { downloadId: `d${fileId}`, fileId })
   const folderOf = (fileId: number) => fileFolder(side.folders.cache, side.accounts.current()!.id, fileId)
   return { side, ask, disk, uploaded, download, folderOf }

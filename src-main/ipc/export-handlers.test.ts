@@ -1,46 +1,18 @@
 // The export channels of the handler table, through `dispatch` as the window
 // and the browser host call them: where an export goes in each shell, every
 // refusal with its kind and words, and a whole export with the manifest.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MemorySecretStore } from '../../src-web/memory-secrets.ts'
-import type { RunningService } from '../../src-server/index.ts'
-import { testService } from '../../testing/service.ts'
-import { EXPORT_PART_MAX_CHARS, type IpcResult } from '../../src-shared/ipc.ts'
+import { describe, expect, it } from 'vitest'
+import { mainSideKit, type OpenOptions } from '../../testing/main-side-kit.ts'
+import { EXPORT_PART_MAX_CHARS } from '../../src-shared/ipc.ts'
 import { fileFolder } from '../files/file-cache.ts'
-import { openMainSide, type MainSide, type MainSideOptions } from '../main-side.ts'
-import { dispatch } from './dispatch.ts'
 
-let service: RunningService
-const dirs: string[] = []
-const sides: MainSide[] = []
+const kit = mainSideKit()
 
-beforeAll(async () => {
-  service = await testService({ seed: 'demo' })
-})
-
-afterAll(async () => {
-  for (const side of sides) await side.close()
-  await service.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
-
-async function open(extra: Partial<MainSideOptions> = {}, signedIn = true) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'outpost-export-handlers-'))
-  dirs.push(dataDir)
-  const side = await openMainSide({
-    dataDir,
-    secrets: new MemorySecretStore(),
-    appInfo: { name: 'Outpost', version: '0.0.0', platform: 'linux', shell: 'browser' },
-    isOnline: () => true,
-    emit: () => undefined,
-    ...extra,
-  })
-  sides.push(side)
-  if (signedIn) await side.accounts.addAccount(service.baseUrl, service.tokens.admin)
-  const ask = (channel: string, request?: unknown) => dispatch(side.table, channel, request) as Promise<IpcResult<any> & { value?: any; error?: any }>
+/** A main side of the browser host, signed in unless told otherwise. */
+async function open(options: OpenOptions = {}) {
+  const { side, ask, dataDir } = await kit.open({ appInfo: { shell: 'browser' }, signedIn: true, ...options })
   const begin = async () => {
     const begun = await ask('outpost:export.begin')
     expect(begun.ok).toBe(true)
@@ -59,8 +31,7 @@ describe('export.begin', () => {
   })
 
   it('exports into a new folder inside the one the user picked, and answers null when they cancelled', async () => {
-    const picked = mkdtempSync(join(tmpdir(), 'outpost-picked-'))
-    dirs.push(picked)
+    const picked = kit.tempFolder()
     let answer: string | undefined = picked
     const { ask } = await open({ pickExportFolder: async () => answer })
     const begun = await ask('outpost:export.begin')
@@ -73,7 +44,7 @@ describe('export.begin', () => {
   })
 
   it('needs a workspace', async () => {
-    const { ask } = await open({}, false)
+    const { ask } = await open({ signedIn: false })
     expect(await ask('outpost:export.begin')).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'no-account' } })
   })
 })
@@ -150,7 +121,7 @@ describe('a whole export', () => {
     writeFileSync(join(cached, 'brief.txt'), 'the brief')
     const { exportId, folder } = await begin()
     // The service answers nothing: a copy comes from the cache only.
-    service.setFaults({ failRate: 1 })
+    kit.service.setFaults({ failRate: 1 })
     try {
       expect(await ask('outpost:export.write', { exportId, path: 'epics.json', text: '[\n' })).toEqual({ ok: true, value: { path: 'epics.json', bytes: 2 } })
       expect(await ask('outpost:export.write', { exportId, path: 'epics.json', text: ']\n', append: true })).toEqual({ ok: true, value: { path: 'epics.json', bytes: 4 } })
@@ -162,7 +133,7 @@ describe('a whole export', () => {
       expect(JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8'))).toEqual(done.value.manifest)
       expect(done.value.manifest).toMatchObject({ counts: { epics: 0, files: 2 }, files: { included: [{ id: 41 }], notIncluded: [{ id: 42, name: 'other.txt' }] }, notes: ['n'] })
     } finally {
-      service.setFaults({ failRate: 0 })
+      kit.service.setFaults({ failRate: 0 })
     }
     expect(readFileSync(join(folder, 'files', '41-brief.txt'), 'utf8')).toBe('the brief')
     expect(existsSync(join(folder, 'files', '42-other.txt'))).toBe(false)

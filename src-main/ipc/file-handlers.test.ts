@@ -8,7 +8,6 @@ import {
   existsSync,
   lutimesSync,
   mkdirSync,
-  mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -19,36 +18,23 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MemorySecretStore } from '../../src-web/memory-secrets.ts'
-import type { RunningService } from '../../src-server/index.ts'
-import { testService, v3 } from '../../testing/service.ts'
-import type { IpcResult } from '../../src-shared/ipc.ts'
+import { describe, expect, it } from 'vitest'
+import { mainSideKit, type OpenOptions } from '../../testing/main-side-kit.ts'
+import { v3 } from '../../testing/service.ts'
 import { fileFolder } from '../files/file-cache.ts'
 import { accountStagingFolder } from '../files/staging.ts'
-import { openMainSide, type MainSide, type MainSideOptions } from '../main-side.ts'
-import { dispatch } from './dispatch.ts'
 import { OPEN_UNSUPPORTED } from './handlers.ts'
 
-let service: RunningService
-const dirs: string[] = []
-const sides: MainSide[] = []
+const kit = mainSideKit()
 
 /** Every byte value, several times: what a text-only path would mangle. */
 const BINARY = Uint8Array.from({ length: 3 * 256 + 17 }, (_, i) => (i * 7 + 3) % 256)
 
-async function open(extra: Partial<MainSideOptions> = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'outpost-file-handlers-'))
-  dirs.push(dataDir)
+async function open(extra: OpenOptions = {}) {
   const opened: string[] = []
-  const side = await openMainSide({
-    dataDir,
-    secrets: new MemorySecretStore(),
-    appInfo: { name: 'Outpost', version: '0.0.0', platform: 'linux', shell: 'electron' },
-    isOnline: () => true,
-    emit: () => undefined,
+  const mainSide = await kit.open({
+    signedIn: true,
     // Electron's shell.openPath answers '' when the OS opened the file.
     openPath: async (path) => {
       opened.push(path)
@@ -56,36 +42,13 @@ async function open(extra: Partial<MainSideOptions> = {}) {
     },
     ...extra,
   })
-  sides.push(side)
-  const ask = (channel: string, request?: unknown) => dispatch(side.table, channel, request) as Promise<IpcResult<any> & { value?: any }>
-  await side.accounts.addAccount(service.baseUrl, service.tokens.admin)
-  /** A file the user dropped, uploaded: its id on the service. */
-  const uploaded = async (name: string, content: Uint8Array | string): Promise<number> => {
-    const path = join(dataDir, 'dropped', name)
-    mkdirSync(dirname(path), { recursive: true })
-    writeFileSync(path, content)
-    side.pickedFiles.add(path)
-    const answer = await ask('outpost:files.upload', { uploadId: name, paths: [path] })
-    expect(answer.ok).toBe(true)
-    return answer.value[0].id as number
-  }
-  return { side, ask, dataDir, opened, uploaded }
+  return { ...mainSide, opened }
 }
-
-beforeAll(async () => {
-  service = await testService({ seed: 'demo' })
-})
-
-afterAll(async () => {
-  for (const side of sides) await side.close()
-  await service.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-})
 
 describe('files.read', () => {
   it('answers the exact bytes of an uploaded file, downloading it into the cache first', async () => {
-    const { ask, side, uploaded } = await open()
-    const id = await uploaded('chart.png', BINARY)
+    const { ask, side, upload } = await open()
+    const id = await upload('chart.png', BINARY)
     const read = await ask('outpost:files.read', { fileId: id })
     expect(read.ok).toBe(true)
     expect(read.value.bytes).toBeInstanceOf(Uint8Array)
@@ -99,16 +62,16 @@ describe('files.read', () => {
   })
 
   it('reads a cached file with no network, and only the first maxBytes when asked', async () => {
-    const { ask, uploaded } = await open()
-    const id = await uploaded('notes.md', '# Offsite\n'.repeat(100))
+    const { ask, upload } = await open()
+    const id = await upload('notes.md', '# Offsite\n'.repeat(100))
     expect((await ask('outpost:files.read', { fileId: id })).ok).toBe(true)
-    service.setFaults({ failRate: 1 })
+    kit.service.setFaults({ failRate: 1 })
     try {
       const start = await ask('outpost:files.read', { fileId: id, maxBytes: 10 })
       expect(start).toMatchObject({ ok: true, value: { size: 1000, truncated: true, contentType: 'text/markdown' } })
       expect(new TextDecoder().decode(start.value.bytes)).toBe('# Offsite\n')
     } finally {
-      service.setFaults({ failRate: 0 })
+      kit.service.setFaults({ failRate: 0 })
     }
   })
 
@@ -122,8 +85,8 @@ describe('files.read', () => {
 
 describe('files.open', () => {
   it('opens the cached content with the OS, downloading it first', async () => {
-    const { ask, side, opened, uploaded } = await open()
-    const id = await uploaded('plan.txt', 'the plan')
+    const { ask, side, opened, upload } = await open()
+    const id = await upload('plan.txt', 'the plan')
     expect(await ask('outpost:files.open', { fileId: id })).toEqual({ ok: true })
     expect(opened).toHaveLength(1)
     expect(opened[0].startsWith(side.folders.cache)).toBe(true)
@@ -152,8 +115,8 @@ describe('files.open', () => {
   })
 
   it('passes on why the OS could not open it', async () => {
-    const { ask, uploaded } = await open({ openPath: async () => 'No application knows how to open this file' })
-    const id = await uploaded('data.xyz', 'x')
+    const { ask, upload } = await open({ openPath: async () => 'No application knows how to open this file' })
+    const id = await upload('data.xyz', 'x')
     expect(await ask('outpost:files.open', { fileId: id })).toMatchObject({
       ok: false,
       error: { source: 'ipc', kind: 'cannot-open', message: 'data.xyz could not be opened: No application knows how to open this file' },
@@ -161,9 +124,9 @@ describe('files.open', () => {
   })
 
   it('never hands a program or a script to the OS, which would run it', async () => {
-    const { ask, opened, uploaded } = await open()
+    const { ask, opened, upload } = await open()
     for (const name of ['setup.exe', 'Install.command', 'run.SH', 'launcher.desktop']) {
-      const id = await uploaded(name, 'MZ')
+      const id = await upload(name, 'MZ')
       expect(await ask('outpost:files.open', { fileId: id }), name).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'cannot-open', message: expect.stringContaining('does not run programs') } })
       // Its bytes can still be read (a preview of a script's text).
       expect((await ask('outpost:files.read', { fileId: id })).value.size).toBe(2)
@@ -172,8 +135,8 @@ describe('files.open', () => {
   })
 
   it('answers `unsupported` where there is no OS opener (the browser host), before downloading anything', async () => {
-    const { ask, side, uploaded } = await open({ openPath: undefined })
-    const id = await uploaded('plan.txt', 'the plan')
+    const { ask, side, upload } = await open({ openPath: undefined })
+    const id = await upload('plan.txt', 'the plan')
     expect(await ask('outpost:files.open', { fileId: id })).toEqual({ ok: false, error: { source: 'ipc', kind: 'unsupported', message: OPEN_UNSUPPORTED } })
     expect(existsSync(fileFolder(side.folders.cache, side.accounts.current()!.id, id))).toBe(false)
   })
@@ -222,8 +185,8 @@ describe('files.stage and files.discard', () => {
   })
 
   it('removes a cached content and its empty folders', async () => {
-    const { ask, side, uploaded } = await open()
-    const id = await uploaded('plan.txt', 'the plan')
+    const { ask, side, upload } = await open()
+    const id = await upload('plan.txt', 'the plan')
     const saved = await ask('outpost:files.download', { downloadId: 'd', fileId: id })
     expect(saved.ok).toBe(true)
     expect(await ask('outpost:files.discard', { path: saved.value.path })).toEqual({ ok: true })
@@ -233,12 +196,12 @@ describe('files.stage and files.discard', () => {
   })
 
   it('downloads a file whose address and name the renderer has with one request, and never to another origin', async () => {
-    const { ask, uploaded } = await open()
-    const id = await uploaded('known.txt', 'known bytes')
-    const row = (await v3(service, service.tokens.admin).get(`/files/${id}`)).body as { url: string; name: string }
+    const { ask, upload } = await open()
+    const id = await upload('known.txt', 'known bytes')
+    const row = (await v3(kit.service, kit.service.tokens.admin).get(`/files/${id}`)).body as { url: string; name: string }
     const paths: string[] = []
     const watch = (req: { url?: string }) => paths.push(new URL(req.url ?? '', 'http://x').pathname)
-    service.app.server.on('request', watch)
+    kit.service.app.server.on('request', watch)
     try {
       const saved = await ask('outpost:files.download', { downloadId: 'k', fileId: id, known: { url: row.url, name: row.name } })
       expect(saved.ok).toBe(true)
@@ -249,7 +212,7 @@ describe('files.stage and files.discard', () => {
       expect(elsewhere).toMatchObject({ ok: false })
       expect(paths).toHaveLength(1)
     } finally {
-      service.app.server.off('request', watch)
+      kit.service.app.server.off('request', watch)
     }
   })
 

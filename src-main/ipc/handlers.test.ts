@@ -1,57 +1,34 @@
 // The handler table with the real parts (accounts, gateway, the local service
 // over HTTP), called the way both transports call it: through dispatch().
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MemorySecretStore } from '../../src-web/memory-secrets.ts'
+import { mainSideKit } from '../../testing/main-side-kit.ts'
 import { testService } from '../../testing/service.ts'
 import type { RunningService } from '../../src-server/index.ts'
-import type { EventChannel, IpcResult } from '../../src-shared/ipc.ts'
 import { startService } from '../../src-server/index.ts'
 import { previousDemo, previousPort } from '../demo.ts'
 import { demoLauncher, type DemoLauncher } from '../demo-service.ts'
 import { safeFileName } from '../files/safe-name.ts'
-import { openMainSide, type MainSide, type MainSideOptions } from '../main-side.ts'
-import { dispatch } from './dispatch.ts'
 import { DEMO_UNAVAILABLE } from './handlers.ts'
 import { journalPath } from '../journal/journal.ts'
 
-let service: RunningService
+const kit = mainSideKit()
+// A second workspace on another service, to switch to.
 let other: RunningService
-const dirs: string[] = []
-const sides: MainSide[] = []
-
-async function open(extra: Partial<MainSideOptions> = {}, dataDir = mkdtempSync(join(tmpdir(), 'outpost-handlers-'))) {
-  dirs.push(dataDir)
-  const events: Array<[EventChannel, unknown]> = []
-  const side = await openMainSide({
-    dataDir,
-    secrets: new MemorySecretStore(),
-    appInfo: { name: 'Outpost', version: '0.0.0', platform: 'linux', shell: 'electron' },
-    isOnline: () => true,
-    emit: (event, payload) => events.push([event, payload]),
-    ...extra,
-  })
-  sides.push(side)
-  const ask = (channel: string, request?: unknown) => dispatch(side.table, channel, request) as Promise<IpcResult<any> & { value?: any }>
-  return { side, events, dataDir, ask }
-}
 
 beforeAll(async () => {
-  ;[service, other] = await Promise.all([testService({ seed: 'demo' }), testService({ seed: 'demo', workspaceSlug: 'acme' })])
+  other = await testService({ seed: 'demo', workspaceSlug: 'acme' })
 })
 
 afterAll(async () => {
-  for (const side of sides) await side.close()
-  await Promise.all([service.close(), other.close()])
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  await other.close()
 })
 
 describe('dispatch', () => {
   it('refuses channels outside the contract and malformed requests, without calling anything', async () => {
-    const { ask } = await open()
+    const { ask } = await kit.open()
     expect(await ask('outpost:shell.exec', { command: 'rm -rf /' })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'invalid-request' } })
     expect(await ask('outpost:accounts.add', 'http://x')).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
     expect(await ask('outpost:api.call', { operation: 'epics.list', lane: 'vip' })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
@@ -64,7 +41,7 @@ describe('dispatch', () => {
   })
 
   it('says plainly that no workspace is set up yet', async () => {
-    const { ask } = await open()
+    const { ask } = await kit.open()
     expect(await ask('outpost:accounts.current')).toEqual({ ok: true, value: null })
     expect(await ask('outpost:api.call', { operation: 'epics.list' })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'no-account' } })
   })
@@ -72,10 +49,10 @@ describe('dispatch', () => {
 
 describe('the handler table', () => {
   it('adds a workspace, tells the renderer, and asks for replay and sync', async () => {
-    const { ask, events } = await open()
-    const added = await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.member })
+    const { ask, events } = await kit.open()
+    const added = await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token: kit.service.tokens.member })
     expect(added).toMatchObject({ ok: true, value: { workspaceSlug: 'demo', memberName: 'Max Member' } })
-    expect(JSON.stringify(added)).not.toContain(service.tokens.member)
+    expect(JSON.stringify(added)).not.toContain(kit.service.tokens.member)
     expect(events.map(([e]) => e)).toEqual(['outpost:accounts-changed'])
     expect((await ask('outpost:api.call', { operation: 'whoami' })).value).toMatchObject({ member: { name: 'Max Member' } })
     // Only the fields asked for reach the window, of each entity of a list.
@@ -87,20 +64,20 @@ describe('the handler table', () => {
   })
 
   it('maps a read-only token’s write to `readonly`, and a new token replaces the old one at once', async () => {
-    const { ask } = await open()
-    await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.readonly })
+    const { ask } = await kit.open()
+    await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token: kit.service.tokens.readonly })
     expect(await ask('outpost:api.call', { operation: 'epics.create', body: { name: 'Nope' } })).toMatchObject({
       ok: false,
       error: { source: 'gateway', kind: 'readonly', status: 403 },
     })
     // Signing in again with a read-write token: the next call uses it.
-    await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.member })
+    await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token: kit.service.tokens.member })
     expect(await ask('outpost:api.call', { operation: 'epics.create', body: { name: 'Now it works' } })).toMatchObject({ ok: true, value: { name: 'Now it works' } })
   })
 
   it('switches and removes workspaces; the gateway follows', async () => {
-    const { ask } = await open()
-    const demo = (await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.admin })).value
+    const { ask } = await kit.open()
+    const demo = (await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token: kit.service.tokens.admin })).value
     const acme = (await ask('outpost:accounts.add', { baseUrl: other.baseUrl, token: other.tokens.admin })).value
     expect((await ask('outpost:api.call', { operation: 'whoami' })).value.workspace.slug).toBe('acme')
     await ask('outpost:accounts.switch', { id: demo.id })
@@ -111,8 +88,8 @@ describe('the handler table', () => {
   })
 
   it('uploads picked files only', async () => {
-    const { ask, side, dataDir, events } = await open()
-    await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.admin })
+    const { ask, side, dataDir, events } = await kit.open()
+    await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token: kit.service.tokens.admin })
     const picked = join(dataDir, 'picked.txt')
     const notPicked = join(dataDir, 'not-picked.txt')
     writeFileSync(picked, 'dropped on the window')
@@ -128,8 +105,8 @@ describe('the handler table', () => {
 
 describe('the outbox journal', () => {
   it('refuses malformed changes and accounts that are not there, and keeps each account’s changes, never its token', async () => {
-    const { ask, dataDir } = await open()
-    const account = (await ask('outpost:accounts.add', { baseUrl: service.baseUrl, token: service.tokens.admin })).value
+    const { ask, dataDir } = await kit.open()
+    const account = (await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token: kit.service.tokens.admin })).value
     const change = { kind: 'epic', entityId: 'local:1', op: 'create', payload: { name: 'Journaled' }, externalId: 'outpost-1' }
     for (const bad of [
       { accountId: account.id, records: [] },
@@ -156,7 +133,7 @@ describe('the outbox journal', () => {
     expect((await ask('outpost:journal.read', { accountId: account.id })).value).toMatchObject({ entries: [{ id: 1, record: change, sentAfter: 1 }] })
     const file = readFileSync(journalPath(dataDir, account.id), 'utf8')
     expect(file).toContain('Journaled')
-    expect(file).not.toContain(service.tokens.admin)
+    expect(file).not.toContain(kit.service.tokens.admin)
     await ask('outpost:journal.confirm', { accountId: account.id, ids: [1], map: { 'local:1': { kind: 'epic', id: 42 } } })
     expect((await ask('outpost:journal.read', { accountId: account.id })).value).toMatchObject({ entries: [], map: { 'local:1': { kind: 'epic', id: 42 } } })
 
@@ -169,16 +146,16 @@ describe('the outbox journal', () => {
 
 describe('signing in to the demo', () => {
   it('signs in with no workspace, follows the demo to a new address, and leaves a real workspace alone', async () => {
-    const { side, dataDir } = await open()
-    expect(await side.signInToDemo({ baseUrl: service.baseUrl, token: service.tokens.admin })).toBe(true)
-    expect(await previousDemo(dataDir)).toEqual({ baseUrl: service.baseUrl })
+    const { side, dataDir } = await kit.open()
+    expect(await side.signInToDemo({ baseUrl: kit.service.baseUrl, token: kit.service.tokens.admin })).toBe(true)
+    expect(await previousDemo(dataDir)).toEqual({ baseUrl: kit.service.baseUrl })
 
     // The demo came back on another address (here: another service): the old demo account goes.
     expect(await side.signInToDemo({ baseUrl: other.baseUrl, token: other.tokens.admin })).toBe(true)
     expect(side.accounts.list().map((a) => a.baseUrl)).toEqual([other.baseUrl])
 
     // A workspace the user added is current now: the demo does not take over.
-    await side.accounts.addAccount(service.baseUrl.replace('127.0.0.1', 'localhost'), service.tokens.member)
+    await side.accounts.addAccount(kit.service.baseUrl.replace('127.0.0.1', 'localhost'), kit.service.tokens.member)
     expect(await side.signInToDemo({ baseUrl: other.baseUrl, token: other.tokens.admin })).toBe(false)
     expect(side.accounts.current()?.baseUrl).toContain('localhost')
   })
@@ -197,16 +174,16 @@ describe('the demo card (demo.sign-in)', () => {
   }
 
   it('says plainly, where the service is not shipped, that the demo needs a development build', async () => {
-    const { ask } = await open()
+    const { ask } = await kit.open()
     expect((await ask('outpost:app.info')).value).toMatchObject({ demoAvailable: false })
     expect(await ask('outpost:demo.sign-in')).toEqual({ ok: false, error: { source: 'ipc', kind: 'unsupported', message: DEMO_UNAVAILABLE } })
     expect(DEMO_UNAVAILABLE).toContain('development builds')
   })
 
   it('starts the demo service once, signs in to it, and reuses both on the next click', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-handlers-'))
+    const dataDir = kit.tempFolder()
     const demo = countingDemo(dataDir)
-    const { ask, side, events } = await open({ demo }, dataDir)
+    const { ask, side, events } = await kit.open({ demo, dataDir })
     expect((await ask('outpost:app.info')).value).toMatchObject({ demoAvailable: true })
 
     const first = await ask('outpost:demo.sign-in')
@@ -224,9 +201,9 @@ describe('the demo card (demo.sign-in)', () => {
   })
 
   it('switches to the demo from a real workspace and keeps it, and wakes the demo when switched back to', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'outpost-handlers-'))
+    const dataDir = kit.tempFolder()
     const demo = countingDemo(dataDir)
-    const { ask, side } = await open({ demo }, dataDir)
+    const { ask, side } = await kit.open({ demo, dataDir })
     const acme = (await ask('outpost:accounts.add', { baseUrl: other.baseUrl, token: other.tokens.member })).value
     const signedIn = (await ask('outpost:demo.sign-in')).value
     expect(side.accounts.current()?.id).toBe(signedIn.id)
@@ -262,7 +239,7 @@ describe('notifications of the system (notify.show) and deep links (links.take)'
   it('shows through the shell’s notifier, whose click keeps the link for the window; refuses other links; unsupported without a notifier', async () => {
     const shown: { title: string; body: string; link: string }[] = []
     let click = () => {}
-    const { ask, side } = await open({
+    const { ask, side } = await kit.open({
       notify: (notice, clicked) => {
         shown.push(notice)
         click = clicked
@@ -280,7 +257,7 @@ describe('notifications of the system (notify.show) and deep links (links.take)'
     }
     expect(side.links.take()).toEqual([])
 
-    const { ask: hostAsk } = await open()
+    const { ask: hostAsk } = await kit.open()
     expect(await hostAsk('outpost:notify.show', notice)).toMatchObject({ ok: false, error: { kind: 'unsupported' } })
   })
 })
