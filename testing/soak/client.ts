@@ -154,7 +154,7 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
       sweepIntervalMs: 30_000,
     },
   })
-  const actions = outboxActions({ db, transport, journal: shared.journal })
+  const actions = outboxActions({ db, transport, journal: shared.journal, ready: () => engine.restore() })
 
   return {
     id,

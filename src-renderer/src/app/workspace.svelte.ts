@@ -85,6 +85,7 @@ export class OpenWorkspace implements Workspace {
       // The change is refused (the screen keeps it and says why); meanwhile room is made and sync waits for it.
       onStorageFull: () => void this.engine.storageFull(),
       journal,
+      ready: () => this.engine.restore(),
     })
     this.syncWorker = startSyncWorker(bridge)
     this.engine = startDataLayer({

@@ -56,6 +56,12 @@ export interface ActionsOptions {
   onStorageFull?: () => void
   /** The main side's journal of queued changes (outbox/journal.ts): every write is on disk there before it shows as saved. */
   journal?: OutboxJournal
+  /**
+   * Settles before each write (the data layer's `restore`: what a lost cache had queued, back from the journal), so
+   * that a change made at start is queued after the earlier ones it brings back. Failed, or still waiting after
+   * READY_WAIT_MS (for the outbox lock, held by another window's replay), the write goes on.
+   */
+  ready?: () => Promise<unknown>
 }
 
 /** What the user sets on an epic (archiving has actions of its own); objectives and labels may be ones made offline. */
@@ -101,6 +107,15 @@ export interface LabelFields {
 
 export type Actions = ReturnType<typeof outboxActions>
 
+/** How long a write waits for `ready` at most: the user's save is not held up for long. */
+const READY_WAIT_MS = 3000
+
+const settledWithin = (task: Promise<unknown>, ms: number): Promise<void> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))
+  return Promise.race([task.then(() => undefined, () => undefined), waited]).finally(() => clearTimeout(timer))
+}
+
 export function outboxActions(options: ActionsOptions) {
   const { db, transport } = options
   const clock = options.clock ?? Date.now
@@ -125,6 +140,7 @@ export function outboxActions(options: ActionsOptions) {
   /** Runs one action's transaction; staged bytes of records it made pointless go afterwards, and their journal entries. */
   const write = async <T>(run: () => Promise<{ result: T; enqueued?: Enqueued }>): Promise<T> => {
     guard()
+    if (options.ready) await settledWithin(options.ready(), READY_WAIT_MS)
     // Not queued after all (refused, storage full): what was journaled for it is withdrawn.
     const done = await saving(() =>
       journaledTransaction(db, options.journal, async (journaled) => {

@@ -107,7 +107,7 @@ export interface DataLayerOptions {
    * made to agree (what a lost cache had queued comes back; outbox/restore.ts).
    */
   journal?: OutboxJournal
-  /** Told when the journal could not be read or restored (the replay goes on with what the cache has). */
+  /** Told when the journal could not be read or restored (replay waits, and it is tried again at the next replay or write). */
   onRestoreError?: (error: unknown) => void
 }
 
@@ -120,6 +120,11 @@ export interface DataLayer {
   sync(options?: { force?: boolean }): Promise<SyncReport | null>
   /** Runs the outbox's replay now (a sync asked meanwhile waits for it). */
   replay(): Promise<void>
+  /**
+   * The cache and the journal made to agree (outbox/restore.ts), once per start: answers whether they do. A write
+   * waits for it, so that what it queues comes after what the journal brings back.
+   */
+  restore(): Promise<boolean>
   refreshEpic(id: number): Promise<CachedEpic | null>
   refreshEpicStories(id: number): Promise<number | null>
   refreshDoc(id: string): Promise<CachedDoc | null>
@@ -186,19 +191,35 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
 
   // Rows that are not what Outpost wrote are skipped everywhere; the list of them is made once per start.
   const checked = reportCacheProblems(db, clock()).catch(() => [])
-  // What the journal holds and the cache does not (a cache the browser lost) is queued again before anything is replayed.
-  const restored: Promise<boolean> = options.journal
-    ? restoreFromJournal(db, options.journal, { clock, lock: options.lock }).then(
-        () => true,
-        (error: unknown) => {
-          options.onRestoreError?.(error)
-          return false
-        },
-      )
-    : Promise.resolve(true)
-  // Staged copies a crash left behind (no queued upload names them) go once per start, after the journal's uploads are
-  // queued again (not at all when they could not be: the journal's uploads still need theirs); a failure waits for the next.
-  const swept = restored.then((ok) => (ok ? sweepStagedCopies(db, options.transport, options.lock) : null)).catch(() => null)
+  // What the journal holds and the cache does not (a cache the browser lost) is queued again before anything is
+  // replayed: replay waits for it. A try that failed (storage full, the journal unreadable) is tried again at the next
+  // replay or write; replayed meanwhile, a later change would reach the service before the earlier ones it restores.
+  let restoring: Promise<void> | null = null
+  let swept: Promise<unknown> = Promise.resolve()
+  const restoreJournal = (): Promise<void> => {
+    restoring ??= (options.journal ? restoreFromJournal(db, options.journal, { clock, lock: options.lock }) : Promise.resolve()).then(
+      () => {
+        // Staged copies a crash left behind (no queued upload names them) go once per start, after the journal's
+        // uploads are queued again (their copies are still needed); a failure waits for the next start.
+        swept = sweepStagedCopies(db, options.transport, options.lock).catch(() => null)
+      },
+      (error: unknown) => {
+        restoring = null
+        options.onRestoreError?.(error)
+        if (isStorageFull(error) && !storage) waitForRoom()
+        throw error
+      },
+    )
+    return restoring
+  }
+  const restore = (): Promise<boolean> =>
+    stopped
+      ? Promise.resolve(false)
+      : restoreJournal().then(
+          () => true,
+          () => false,
+        )
+  void restore()
 
   const syncer = (options.syncer ?? createSyncer)({
     db,
@@ -261,7 +282,7 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
       return replaying
     }
     const pass = options.replay
-    replaying = restored
+    replaying = restoreJournal()
       .then(() => pass())
       .then(
         () => undefined,
@@ -388,6 +409,7 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
         else opening.delete(id)
       }
     },
+    restore,
     status: () => syncStatus(db),
     storage: () => storage,
     async storageFull() {
@@ -400,7 +422,9 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
       clearTimeout(storageTimer)
       for (const off of unsubscribe) off?.()
       controller.abort(new DOMException('The data layer was stopped.', 'AbortError'))
-      await Promise.allSettled([current, next, replaying, checked, swept])
+      await Promise.allSettled([current, next, replaying, checked, restoring])
+      // Set once the restore is done.
+      await swept
       // Progress still waiting for its turn is of a run that is over.
       if (progress) clearTimeout(progress.timer)
       progress = null

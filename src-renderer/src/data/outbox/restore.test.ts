@@ -11,7 +11,8 @@ import type { OutpostDb } from '../db.ts'
 import { mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { resolveId } from './ids.ts'
-import { JOURNAL_KEY, RESTORED_KEY } from './journal.ts'
+import { startDataLayer } from '../data-layer.ts'
+import { JOURNAL_KEY, RESTORED_KEY, type OutboxJournal } from './journal.ts'
 import { outboxRecords, outboxStatus } from './records.ts'
 import { restoreFromJournal } from './restore.ts'
 
@@ -95,6 +96,47 @@ describe('the outbox journal', () => {
     await actionsFor(db, offline(kit.transport), { journal }).createEpic({ name: 'Made at once after the loss' })
     expect(await restoreFromJournal(db, journal)).toEqual({ restored: 1, trimmed: 0, journaled: 0 })
     expect((await outboxRecords(db)).map((r) => r.payload.name).sort()).toEqual(['Made at once after the loss', 'Queued before the loss'])
+  })
+
+  it('a change made at start while the restore runs is queued after the earlier ones it brings back', async () => {
+    await actionsFor(kit.db, offline(kit.transport), { journal }).updateEpic(epics[0].id, { name: 'Renamed before the loss' })
+    const db = await wipe(kit.db)
+    await fillCache(db, kit.transport)
+    // The journal is slow to answer: the user renames the epic again meanwhile.
+    let answer = () => undefined as void
+    const answered = new Promise<void>((resolve) => (answer = resolve))
+    const slow: OutboxJournal = { ...journal, read: async () => (await answered, journal.read()) }
+    const engine = startDataLayer({ db, transport: offline(kit.transport), journal: slow, sync: { fileBudgetBytes: 0 } })
+    const saving = actionsFor(db, offline(kit.transport), { journal, ready: () => engine.restore() }).updateEpic(epics[0].id, { name: 'Renamed after the loss' })
+    answer()
+    await saving
+    await engine.stop()
+    await replayAll(db)
+    expect(((await v3(kit.service).get(`/epics/${epics[0].id}`)).body as { name: string }).name).toBe('Renamed after the loss')
+  })
+
+  it('a restore that failed is tried again at the next replay, and nothing is replayed before it worked', async () => {
+    await actionsFor(kit.db, offline(kit.transport), { journal }).deleteEpic(epics[0].id)
+    const db = await wipe(kit.db)
+    let refusals = 2
+    const flaky: OutboxJournal = { ...journal, read: () => (refusals-- > 0 ? Promise.reject(new Error('The journal could not be read')) : journal.read()) }
+    const errors: unknown[] = []
+    let passes = 0
+    const pass = async () => {
+      passes++
+      await replayFast(db, kit.transport, { journal })
+    }
+    const engine = startDataLayer({ db, transport: kit.transport, replay: pass, journal: flaky, onRestoreError: (error) => errors.push(error), sync: { fileBudgetBytes: 0 } })
+    expect(await engine.restore()).toBe(false)
+    await expect(engine.replay()).rejects.toThrow('The journal could not be read')
+    expect(passes).toBe(0)
+    expect(errors).toHaveLength(2)
+    // Tried again: the delete comes back and goes.
+    await engine.replay()
+    expect(passes).toBe(1)
+    await engine.stop()
+    expect((await v3(kit.service).get(`/epics/${epics[0].id}`)).status).toBe(404)
+    expect((await journal.read()).entries).toEqual([])
   })
 
   it('a create sent before the loss, its answer lost: looked for on the service and adopted, never made twice', async () => {
