@@ -57,8 +57,13 @@ export interface Life {
   readonly calls: number
   /** Resolves when the life is killed. */
   readonly died: Promise<KillReason>
-  /** Kills it now (idempotent). */
+  /** Kills it now (idempotent), or once the user's action under way is done. */
   kill(reason: KillReason): void
+  /**
+   * Runs a user's action: a kill meanwhile waits for it. A crash mid-save leaves the change made or not (the
+   * journal may hold it), which the soak's model cannot judge; kills still land in the middle of replays and syncs.
+   */
+  act<T>(run: () => Promise<T>): Promise<T>
   /** After a kill: waits for the requests it had on the wire, closes its database and gateway. */
   bury(): Promise<void>
 }
@@ -91,8 +96,14 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
   let died!: (reason: KillReason) => void
   const diedP = new Promise<KillReason>((resolve) => (died = resolve))
 
+  let acting = 0
+  let deferred: KillReason | undefined
   const kill = (reason: KillReason) => {
     if (dead) return
+    if (acting > 0 && reason !== 'end') {
+      deferred ??= reason
+      return
+    }
     dead = true
     controller.abort(new DOMException('The app was killed.', 'AbortError'))
     void engine.stop().catch(() => undefined)
@@ -121,6 +132,19 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
     )
   }
 
+  // The main side outlives the window, but a dead window asks it nothing more (its calls die with it).
+  const alive =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      dead ? Promise.reject(killed()) : call(...args)
+  const journal: OutboxJournal = {
+    append: alive((records) => shared.journal.append(records)),
+    sent: alive((ids) => shared.journal.sent(ids)),
+    unsent: alive((ids) => shared.journal.unsent(ids)),
+    confirm: alive((ids, map) => shared.journal.confirm(ids, map)),
+    read: alive(() => shared.journal.read()),
+  }
+
   const transport: Transport = {
     call: <T>(operation: OperationName, request?: OperationRequest) => send(() => inner.call<T>(operation, request)),
     upload: <T>(files: FileOnDisk[], options?: Parameters<Transport['upload']>[1]) => send(() => inner.upload<T>(files, options)),
@@ -143,9 +167,9 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
         lock,
         signal: controller.signal,
         backoff: { baseMs: 5, maxMs: 100, attempts: 6 },
-        journal: shared.journal,
+        journal,
       }),
-    journal: shared.journal,
+    journal,
     sync: {
       fileBudgetBytes: 0,
       // Scaled like the rate limit, so that lists and id sweeps come round during a soak.
@@ -154,7 +178,13 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
       sweepIntervalMs: 30_000,
     },
   })
-  const actions = outboxActions({ db, transport, journal: shared.journal, ready: () => engine.restore() })
+  const actions = outboxActions({
+    db,
+    transport,
+    journal,
+    ready: () => engine.restore(),
+    onStorageFull: () => void engine.storageFull(),
+  })
 
   return {
     id,
@@ -169,6 +199,14 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
     },
     died: diedP,
     kill,
+    async act(run) {
+      acting++
+      try {
+        return await run()
+      } finally {
+        if (--acting === 0 && deferred) kill(deferred)
+      }
+    },
     async bury() {
       kill('end')
       // Waiting turns are refused at once; what is on the wire lands (or fails) before the next life starts.

@@ -133,7 +133,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     folders: { staging: join(folder, 'staging'), cache: join(folder, 'cache') },
     pace,
     net: { online: true },
-    quota: { full: false, refused: 0 },
+    // Refused at the commit, as Chromium refuses it.
+    quota: { full: false, refused: 0, at: 'commit' },
     journal,
   }
   // Keeps the HTTP agent open across lives (the last gateway to close an origin closes its connections).
@@ -753,12 +754,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     let roll = random() * actionWeight
     const a = actions.find((x) => (roll -= x.weight) < 0) ?? actions[actions.length - 1]
     try {
-      const outcome = await a.run()
+      const outcome = await life.act(() => a.run())
       if (outcome === 'done') stats.actions[a.name] = (stats.actions[a.name] ?? 0) + 1
       return outcome
     } catch (error) {
       // Not in the cache (yet): the UI would not have offered it.
       if (error instanceof WriteRefused && error.reason === 'not-found') return 'skip'
+      // The window died under the action (its journal calls with it): nothing of it was made.
+      if (life.dead) return 'skip'
       // Storage full: the change was not made, and the user was told so (the screen keeps it to try again).
       if (error instanceof StorageFullError) {
         stats.quota.changesRefused++

@@ -13,7 +13,7 @@ import { merged, mergedOne } from './overlay.ts'
 import { newLocalId, resolveId } from './outbox/ids.ts'
 import { isLocalId, linkId, sameValue, tableKey, tableOf, UPDATABLE, type WritableKind } from './outbox/kinds.ts'
 import { enqueue, type Enqueued, type NewRecord } from './outbox/queue.ts'
-import { confirmInside, journaledTransaction, journalIdsOf, journalInside, journalRecordOf, type OutboxJournal } from './outbox/journal.ts'
+import { journaledTransaction, journalIdsOf, journalInside, journalRecordOf, type OutboxJournal } from './outbox/journal.ts'
 import { discardRecord, resolveConflict, retryRecord, type ConflictChoice } from './outbox/records.ts'
 import { UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
 import { isQuotaError, StorageFullError, WRITE_NOT_SAVED_MESSAGE } from './storage-full.ts'
@@ -141,16 +141,19 @@ export function outboxActions(options: ActionsOptions) {
   const write = async <T>(run: () => Promise<{ result: T; enqueued?: Enqueued }>): Promise<T> => {
     guard()
     if (options.ready) await settledWithin(options.ready(), READY_WAIT_MS)
+    /** Entries left with nothing to send: the records the change made pointless, and its own when it cancelled out. */
+    let done: number[] = []
     // Not queued after all (refused, storage full): what was journaled for it is withdrawn.
-    const done = await saving(() =>
+    const { result, enqueued } = await saving(() =>
       journaledTransaction(db, options.journal, async (journaled) => {
         const out = await run()
-        // Cancelled out (a create deleted before it went, say): nothing of it is left to send.
-        if (out.enqueued) await confirmInside(options.journal, [...journalIdsOf(out.enqueued.removed), ...(out.enqueued.seq === undefined ? journaled : [])])
+        // A create deleted before it went, say. Confirmed once the cache has committed: a commit refused (storage full)
+        // leaves the records as they were, still to send; lost with the cache meanwhile, they come back with the change.
+        if (out.enqueued) done = [...journalIdsOf(out.enqueued.removed), ...(out.enqueued.seq === undefined ? journaled : [])]
         return out
       }),
     )
-    const { result, enqueued } = done
+    if (done.length > 0) await options.journal?.confirm(done).catch(() => undefined)
     for (const r of enqueued?.removed ?? []) if (r.staged) await transport.discard(r.staged.path).catch(() => undefined)
     return result
   }

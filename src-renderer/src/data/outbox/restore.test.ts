@@ -6,6 +6,8 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { epicsWithExternalId, v3 } from '../../../../testing/service.ts'
 import { fileJournal, type FileJournal } from '../../../../testing/journal-kit.ts'
+import { quotaFault } from '../../../../testing/quota.ts'
+import { isStorageFull, StorageFullError } from '../storage-full.ts'
 import { actionsFor, fillCache, offline, replayFast, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 import type { OutpostDb } from '../db.ts'
 import { mergedEpic } from '../overlay.ts'
@@ -136,6 +138,50 @@ describe('the outbox journal', () => {
     expect(passes).toBe(1)
     await engine.stop()
     expect((await v3(kit.service).get(`/epics/${epics[0].id}`)).status).toBe(404)
+    expect((await journal.read()).entries).toEqual([])
+  })
+
+  it('a deletion refused at its commit (storage full) leaves the create it would have cancelled in the journal: after a loss it still goes, once', async () => {
+    const db = kit.openDb()
+    // As Chromium refuses it: the transaction's writes go through, its commit is refused.
+    const fault = quotaFault(db, { full: false, refused: 0, at: 'commit' })
+    const act = actionsFor(db, offline(kit.transport), { journal })
+    await act.createEpic({ name: 'Its deletion was not saved' })
+    const [created] = await outboxRecords(db)
+    fault.full = true
+    await expect(act.deleteEpic(created.entityId)).rejects.toBeInstanceOf(StorageFullError)
+    fault.full = false
+    expect((await journal.read()).entries.map((e) => e.record.op)).toEqual(['create'])
+
+    const fresh = await wipe(db)
+    expect(await restoreFromJournal(fresh, journal)).toEqual({ restored: 1, trimmed: 0, journaled: 0 })
+    await fillCache(fresh, kit.transport)
+    await replayAll(fresh)
+    expect(await epicsWithExternalId(kit.service, created.externalId!)).toHaveLength(1)
+  })
+
+  it('a create the service answered and the cache could not keep the answer of is not made twice, even after a loss', async () => {
+    const db = kit.openDb()
+    // The doc's row is refused: the answer's whole transaction with it. A doc has no external id: looked for by what it
+    // says, and the service keeps it in its own form.
+    const fault = quotaFault(db, { full: false, refused: 0, at: 'commit', tables: ['docs'] })
+    const act = actionsFor(db, kit.transport, { journal })
+    await act.createDoc({ title: 'Answered and not kept', content_markdown: 'a\\b <b>bold</b>' })
+    fault.full = true
+    await expect(replayFast(db, kit.transport, { journal })).rejects.toSatisfy(isStorageFull)
+    fault.full = false
+    // The journal heard the confirmation (before the commit); the cache still has it in flight.
+    expect((await journal.read()).entries).toEqual([])
+    expect((await outboxRecords(db)).map((r) => r.state)).toEqual(['in-flight'])
+
+    // The next start journals it again, knowing what it became; the cache is then lost before it goes.
+    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 0, trimmed: 0, journaled: 1 })
+    const fresh = await wipe(db)
+    await restoreFromJournal(fresh, journal)
+    await fillCache(fresh, kit.transport)
+    await replayAll(fresh)
+    const docs = (await v3(kit.service).get('/documents')).body as { title: string }[]
+    expect(docs.filter((d) => d.title === 'Answered and not kept')).toHaveLength(1)
     expect((await journal.read()).entries).toEqual([])
   })
 

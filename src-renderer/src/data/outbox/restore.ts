@@ -74,6 +74,10 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       let journaled = 0
       for (const r of await db.outbox.toArray()) {
         if (recordProblem(r) !== null || journalIdsOf([r]).some((id) => open.has(id))) continue
+        // A create the journal holds as confirmed (the cache's write of the answer was refused): what it became is
+        // known, and replay reads that entity rather than looking for it by what it says.
+        const to = r.op === 'create' && isLocalId(r.entityId) ? state.map[r.entityId] : undefined
+        if (to && isLocalId(await resolveId(db, r.kind as EntityKind, r.entityId))) await rememberServerId(db, r.entityId, { kind: to.kind as EntityKind, id: to.id, at: now })
         const before = journalIdsOf([r])
         r.journal = await journalInside(db, journal, [journalRecordOf(r)])
         await db.outbox.put(r)
@@ -115,11 +119,22 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
     for (const e of entries) {
       // Marks made before this entry was: the records that went then are in flight before it is queued.
       await inFlight(placeOf(e))
+      // A create the journal knows became an entity (its confirmation and this entry both journaled, the cache's write
+      // of the answer refused): done. What names its local id goes to that entity.
+      if (e.record.op === 'create' && isLocalId(e.record.entityId) && map[e.record.entityId]) {
+        cancelled.push(e.id)
+        continue
+      }
       let rec = e.record as NewRecord
       for (const localId of localIdsIn(rec)) {
         const to = map[localId]
         if (to) rec = { ...replaceId(rec, localId, to.id as EntityId), entityId: String(replaceId(rec.entityId, localId, to.id as EntityId)) }
       }
+      // An update made over the user's own create before the service had it: its base is what the window showed (the
+      // fields the service fills in itself, such as who requested an epic, empty), not a version of the service's;
+      // the create's answer that would have dated it is gone with the cache. Compared with that base, the service's
+      // own values would pass for someone else's change: mine go.
+      if (rec.op === 'update' && rec.baseUpdatedAt === undefined && isLocalId(e.record.entityId) && map[e.record.entityId]) rec = { ...rec, base: {} }
       try {
         const { seq, removed } = await enqueue(db, rec, e.at, [e.id])
         if (seq === undefined) cancelled.push(e.id)
