@@ -354,6 +354,8 @@ export interface JournalEntry {
   record: JournalRecord
   /** Marked as about to be sent (it may be on the service) once entries up to this id had been appended. */
   sentAfter?: number
+  /** Kept here only: the cache could not take it (storage full); it is queued again once there is room. */
+  kept?: boolean
 }
 
 /** What a confirmed create's local id became. */
@@ -492,6 +494,8 @@ export interface RequestChannels {
   'outpost:journal.sent': { request: JournalIdsRequest; response: void }
   /** Marks journaled changes as not sent after all (the request never left). */
   'outpost:journal.unsent': { request: JournalIdsRequest; response: void }
+  /** Marks journaled changes as kept in the journal only (the cache could not take them). */
+  'outpost:journal.kept': { request: JournalIdsRequest; response: void }
   /** Journaled changes done with (confirmed, cancelled, discarded), and what confirmed creates' local ids became. */
   'outpost:journal.confirm': { request: JournalConfirmRequest; response: void }
   /** The account's journal: what is still open. */
@@ -575,6 +579,7 @@ const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
   'outpost:journal.append': true,
   'outpost:journal.sent': true,
   'outpost:journal.unsent': true,
+  'outpost:journal.kept': true,
   'outpost:journal.confirm': true,
   'outpost:journal.read': true,
 }

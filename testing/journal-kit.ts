@@ -20,6 +20,7 @@ export function fileJournal(path: string, clock: () => number = Date.now): FileJ
     append: (records) => file.append(structuredClone(records), clock()),
     sent: (ids) => file.sent(ids),
     unsent: (ids) => file.unsent(ids),
+    kept: (ids) => file.kept(ids),
     confirm: async (ids, map) => {
       if (journal.loseConfirmations) throw new Error('The app was killed.')
       await file.confirm(ids, map)

@@ -4,9 +4,10 @@
 // fails as it does on a full disk. (Chromium's IndexedDB trusts the room it
 // last measured for up to 30 s: the test waits, with a write of its own in a
 // scratch database, until a write is refused.) The sync that meets it says so and pauses;
-// what the user types meanwhile stays on screen with the reason; once the
-// override is lifted sync resumes by itself, completes, the message goes, and
-// what was typed goes through.
+// what the user changes meanwhile is kept in the journal of queued changes
+// (outside IndexedDB) and the user is told; once the override is lifted sync
+// resumes by itself, completes, the message goes, and the kept changes show and
+// reach the service, each once, with nothing typed again.
 import type { Page } from '@playwright/test'
 import { epicRow, expect, screens, signIn, statusBar, test, waitForBootstrap } from '../fixtures/outpost.ts'
 
@@ -53,7 +54,7 @@ const probeWrite = (page: Page) =>
     }
   })
 
-test('storage full: sync pauses and says so, nothing typed is lost, and it resumes by itself once there is room', async ({ service, outpost }, info) => {
+test('storage full: sync pauses and says so, what the user changes is kept, and all of it goes by itself once there is room', async ({ service, outpost }, info) => {
   test.setTimeout(180_000)
   const page = await outpost.open()
   await page.setViewportSize({ width: 800, height: 600 })
@@ -88,26 +89,27 @@ test('storage full: sync pauses and says so, nothing typed is lost, and it resum
   await expect(paused).toBeVisible()
   expect(await cachedEpics(page)).toBeLessThan(onService)
 
-  // What the user types meanwhile cannot be saved: it stays on screen, with the reason.
+  // What the user changes meanwhile is kept aside (the journal), and they are told it goes by itself.
   await epicRow(page, target.name).first().click()
   const name = page.getByRole('textbox', { name: 'Epic name' })
   await expect(name).toHaveValue(target.name)
   const renamed = `${target.name} (renamed on a full disk)`
   await name.fill(renamed)
   await name.press('Enter')
-  const notSaved = page.getByRole('alert').filter({ hasText: 'Outpost’s storage is full, so this change was not saved. What you wrote is still here' })
-  await expect(notSaved).toBeVisible()
-  await expect(name).toHaveValue(renamed)
-  const comment = 'Typed while the disk was full; still here.'
+  const kept = page.getByRole('alert').filter({ hasText: 'Outpost’s storage is full, so this change is kept aside on disk: it shows and is sent by itself once there is room' })
+  await expect(kept).toBeVisible()
+  const comment = 'Typed while the disk was full, kept aside.'
   const composer = page.getByRole('textbox', { name: 'New comment' })
   await composer.fill(comment)
   // Sent from the keyboard (the notices stand over the button in a window this small).
   await composer.press('Control+Enter')
-  await expect(notSaved).toBeVisible()
-  await expect(composer).toHaveValue(comment)
+  await expect(composer).toHaveValue('')
+  await expect(kept).toBeVisible()
   await expect(page.getByRole('article', { name: /^Comment/ }).filter({ hasText: comment })).toHaveCount(0)
+  await expect(bar.getByText('2 kept until there is room')).toBeVisible()
   await screens(page, info, 'storage-full')
   expect(((await service.v3().get(`/epics/${target.id}`)).body as { name: string }).name).toBe(target.name)
+  expect(await cachedEpics(page)).toBeLessThan(onService)
 
   // A focus of the window does not make sync try again while storage is full (it waits for its own time).
   outpost.host.side.schedule.now('focus')
@@ -121,17 +123,15 @@ test('storage full: sync pauses and says so, nothing typed is lost, and it resum
   await expect(bar.getByRole('status')).toHaveText('Synced')
   await expect.poll(() => cachedEpics(page), { timeout: 30_000 }).toBe(onService)
 
-  // What was typed goes now, as it was typed.
-  await expect(composer).toHaveValue(comment)
-  await composer.press('Control+Enter')
-  await expect(composer).toHaveValue('')
-  await expect(name).toHaveValue(renamed)
-  await name.focus()
-  await name.press('Enter')
+  // What was kept goes by itself, each change once, and shows.
+  await expect(kept).toBeHidden()
+  await expect(bar.getByText(/kept until there is room/)).toHaveCount(0)
   await expect
     .poll(async () => ((await service.v3().get(`/epics/${target.id}`)).body as { name: string }).name, { timeout: 30_000 })
     .toBe(renamed)
   await expect
     .poll(async () => ((await service.v3().get(`/epics/${target.id}/comments`)).body as { text: string }[]).filter((c) => c.text === comment).length, { timeout: 30_000 })
     .toBe(1)
+  await expect(name).toHaveValue(renamed)
+  await expect(page.getByRole('article', { name: /^Comment/ }).filter({ hasText: comment })).toHaveCount(1)
 })

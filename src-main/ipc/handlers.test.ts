@@ -121,6 +121,7 @@ describe('the outbox journal', () => {
       expect(await ask('outpost:journal.append', bad)).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
     }
     expect(await ask('outpost:journal.sent', { accountId: account.id, ids: [0] })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    expect(await ask('outpost:journal.kept', { accountId: account.id, ids: ['1'] })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
     expect(await ask('outpost:journal.confirm', { accountId: account.id, ids: [1], map: { 'not-local': { kind: 'epic', id: 1 } } })).toMatchObject({
       ok: false,
       error: { kind: 'invalid-request' },
@@ -130,7 +131,8 @@ describe('the outbox journal', () => {
     const appended = await ask('outpost:journal.append', { accountId: account.id, records: [change] })
     expect(appended).toMatchObject({ ok: true, value: { ids: [1] } })
     await ask('outpost:journal.sent', { accountId: account.id, ids: [1] })
-    expect((await ask('outpost:journal.read', { accountId: account.id })).value).toMatchObject({ entries: [{ id: 1, record: change, sentAfter: 1 }] })
+    await ask('outpost:journal.kept', { accountId: account.id, ids: [1] })
+    expect((await ask('outpost:journal.read', { accountId: account.id })).value).toMatchObject({ entries: [{ id: 1, record: change, sentAfter: 1, kept: true }] })
     const file = readFileSync(journalPath(dataDir, account.id), 'utf8')
     expect(file).toContain('Journaled')
     expect(file).not.toContain(kit.service.tokens.admin)

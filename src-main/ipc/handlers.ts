@@ -368,6 +368,7 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     'outpost:journal.append': async ({ accountId, records }) => journalOf(accountId).append(records, Date.now()),
     'outpost:journal.sent': async ({ accountId, ids }) => journalOf(accountId).sent(ids),
     'outpost:journal.unsent': async ({ accountId, ids }) => journalOf(accountId).unsent(ids),
+    'outpost:journal.kept': async ({ accountId, ids }) => journalOf(accountId).kept(ids),
     'outpost:journal.confirm': async ({ accountId, ids, map }) => journalOf(accountId).confirm(ids, map),
     'outpost:journal.read': async ({ accountId }) => journalOf(accountId).read(),
   }

@@ -3,7 +3,7 @@
 // `invalid-request` instead of a crash deep in the gateway.
 import { LIMITS } from '../../src-shared/api/limits.ts'
 import { isOperationName, LANES, type Lane, type QueryValue } from '../../src-shared/api/operations.ts'
-import { EXPORT_PART_MAX_CHARS, type ApiCallRequest, type JournalMapping, type JournalRecord, type RequestChannel, type RequestOf } from '../../src-shared/ipc.ts'
+import { EXPORT_PART_MAX_CHARS, type ApiCallRequest, type JournalIdsRequest, type JournalMapping, type JournalRecord, type RequestChannel, type RequestOf } from '../../src-shared/ipc.ts'
 import { parseItemLink } from '../../src-shared/links.ts'
 import { IpcFailure } from './errors.ts'
 
@@ -59,6 +59,12 @@ const JOURNAL_OPS = ['create', 'update', 'delete']
 function journalIds(value: unknown): number[] {
   if (!Array.isArray(value) || value.length > 100_000) invalid('ids must list at most 100000 journal ids')
   return value.map((id, i) => positiveInt(id, `ids[${i}]`))
+}
+
+/** An account's journal and some of its entries. */
+function journalIdsRequest(request: unknown): JournalIdsRequest {
+  const r = record(request, 'The request')
+  return { accountId: text(r.accountId, 'accountId', 256), ids: journalIds(r.ids) }
 }
 
 function journalRecord(value: unknown, what: string): JournalRecord {
@@ -220,14 +226,9 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     if (JSON.stringify(r.records).length > JOURNAL_MAX_CHARS) invalid(`records must take at most ${JOURNAL_MAX_CHARS} characters as JSON`)
     return { accountId: text(r.accountId, 'accountId', 256), records: r.records.map((x, i) => journalRecord(x, `records[${i}]`)) }
   },
-  'outpost:journal.sent': (request) => {
-    const r = record(request, 'The request')
-    return { accountId: text(r.accountId, 'accountId', 256), ids: journalIds(r.ids) }
-  },
-  'outpost:journal.unsent': (request) => {
-    const r = record(request, 'The request')
-    return { accountId: text(r.accountId, 'accountId', 256), ids: journalIds(r.ids) }
-  },
+  'outpost:journal.sent': (request) => journalIdsRequest(request),
+  'outpost:journal.unsent': (request) => journalIdsRequest(request),
+  'outpost:journal.kept': (request) => journalIdsRequest(request),
   'outpost:journal.confirm': (request) => {
     const r = record(request, 'The request')
     let map: Record<string, JournalMapping> | undefined

@@ -42,6 +42,8 @@ describe('the outbox journal', () => {
     await j.sent([1, 3])
     // The request of entry 3 never left: as never sent.
     await j.unsent([3])
+    // The cache could not take entry 3 (storage full): kept here only.
+    await j.kept([3])
     await j.confirm([2], { 'local:y': { kind: 'epic', id: 9 } })
     await j.close()
 
@@ -51,7 +53,7 @@ describe('the outbox journal', () => {
     expect(state.lastId).toBe(3)
     expect(state.entries).toEqual([
       { id: 1, at: 1000, record: rename(1, 'one'), sentAfter: 3 },
-      { id: 3, at: 2000, record: create('local:x', 'three') },
+      { id: 3, at: 2000, record: create('local:x', 'three'), kept: true },
     ])
     expect(state.map).toEqual({ 'local:y': { kind: 'epic', id: 9 } })
     // Every line was on disk before the answer: the file holds them as JSON lines.
@@ -66,6 +68,7 @@ describe('the outbox journal', () => {
     const j = journalAt(path)
     const { ids: [named] } = await j.append([rename(5, 'names local:kept')], 1)
     await j.sent([named])
+    await j.kept([named])
     await j.confirm([], { 'local:kept': { kind: 'label', id: 77 } })
     for (let i = 0; i < 200; i++) {
       const { ids } = await j.append([rename(100 + i, `n${i}`)], 2)
@@ -78,9 +81,9 @@ describe('the outbox journal', () => {
     await j.close()
 
     const state = await journalAt(path).read()
-    expect(state.entries.map((e) => [e.id, e.sentAfter])).toEqual([
-      [1, 1],
-      [202, undefined],
+    expect(state.entries.map((e) => [e.id, e.sentAfter, e.kept])).toEqual([
+      [1, 1, true],
+      [202, undefined, undefined],
     ])
     expect(state.lastId).toBe(202)
     expect(state.map['local:kept']).toEqual({ kind: 'label', id: 77 })

@@ -8,6 +8,7 @@
 //   {"id":7,"at":<ms>,"record":{kind,entityId,op,...}} a change, as the window queued it
 //   {"sent":[7,8],"after":9}                           they may have reached the service (after entry 9)
 //   {"unsent":[7]}                                     they did not (the request never left): as never sent
+//   {"kept":[7]}                                       the cache could not take them (storage full): kept here only
 //   {"confirmed":[7,8],"map":{"local:…":{kind,id}}}    done (sent, cancelled or discarded); what local ids became
 //
 // Every line is written and fsync'd before the window is answered. A line a
@@ -36,6 +37,7 @@ type Line =
   | { id: number; at: number; record: JournalRecord }
   | { sent: number[]; after: number }
   | { unsent: number[] }
+  | { kept: number[] }
   | { confirmed: number[]; map?: Record<string, JournalMapping> }
 
 interface Loaded {
@@ -87,6 +89,16 @@ export class AccountJournal {
       if (marked.length === 0) return
       await this.write(j, [{ unsent: marked }])
       for (const id of marked) delete j.entries.get(id)!.sentAfter
+    })
+  }
+
+  /** Marks changes the cache could not take (storage full): kept here only, they are queued again once there is room. */
+  kept(ids: number[]): Promise<void> {
+    return this.run(async (j) => {
+      const marked = ids.filter((id) => j.entries.has(id) && !j.entries.get(id)!.kept)
+      if (marked.length === 0) return
+      await this.write(j, [{ kept: marked }])
+      for (const id of marked) j.entries.get(id)!.kept = true
     })
   }
 
@@ -189,6 +201,8 @@ export class AccountJournal {
         }
       } else if (Array.isArray(line.unsent)) {
         for (const id of line.unsent) if (entries.has(id as number)) delete entries.get(id as number)!.sentAfter
+      } else if (Array.isArray(line.kept)) {
+        for (const id of line.kept) if (entries.has(id as number)) entries.get(id as number)!.kept = true
       } else if (Array.isArray(line.confirmed)) {
         for (const id of line.confirmed) entries.delete(id as number)
         for (const [localId, to] of Object.entries((line.map as Record<string, JournalMapping> | undefined) ?? {})) {
@@ -215,6 +229,7 @@ export class AccountJournal {
       { epoch: j.epoch, next: j.lastId },
       ...still.map((e) => ({ id: e.id, at: e.at, record: e.record })),
       ...still.filter((e) => e.sentAfter !== undefined).map((e) => ({ sent: [e.id], after: e.sentAfter! })),
+      ...(still.some((e) => e.kept) ? [{ kept: still.filter((e) => e.kept).map((e) => e.id) }] : []),
       ...(j.map.size > 0 ? [{ confirmed: [], map: kept }] : []),
     ]
     await j.handle.close()

@@ -40,7 +40,8 @@ export interface Shared {
   /** The network as every life sees it. */
   net: { online: boolean }
   /** Storage as every life sees it: while full, the cache's writes fail with QuotaExceededError. */
-  quota: QuotaFault
+  /** Storage full: `kept` counts the user's changes kept in the journal (made once there is room). */
+  quota: QuotaFault & { kept: number }
   /** The main side's journal of queued changes: it outlives the window's lives (and their wiped stores). */
   journal: OutboxJournal
 }
@@ -141,6 +142,7 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
     append: alive((records) => shared.journal.append(records)),
     sent: alive((ids) => shared.journal.sent(ids)),
     unsent: alive((ids) => shared.journal.unsent(ids)),
+    kept: alive((ids) => shared.journal.kept(ids)),
     confirm: alive((ids, map) => shared.journal.confirm(ids, map)),
     read: alive(() => shared.journal.read()),
   }
@@ -183,7 +185,10 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
     transport,
     journal,
     ready: () => engine.restore(),
-    onStorageFull: () => void engine.storageFull(),
+    onStorageFull: (kept) => {
+      if (kept) shared.quota.kept++
+      void engine.storageFull()
+    },
   })
 
   return {

@@ -13,7 +13,7 @@ export function formatReport(r: SoakReport, options: { maxDetails?: number } = {
     `stuck ${r.stuck}, refused ${r.refused}; cache disagrees on ${r.cache.details.length} of ${r.cache.checked}`,
     `seed ${r.seed}, ${r.ops} actions in ${(r.ms / 1000).toFixed(1)} s; ${s.requests} requests; ${s.skipped} picks skipped (not in the cache yet)`,
     `lives ${s.lives}: killed mid-bootstrap ${s.kills.midBootstrap}, mid-replay ${s.kills.midReplay}, mid-sync ${s.kills.midSync}, idle ${s.kills.idle}; store wiped ${s.wipes.count} times (${s.wipes.restored} open changes in the journal then)`,
-    `storage full ${s.quota.spells} times: ${s.quota.refused} cache writes refused; ${s.quota.changesRefused} changes of the user's refused (told, not made)`,
+    `storage full ${s.quota.spells} times: ${s.quota.refused} cache writes refused; ${s.quota.changesKept} changes of the user's kept in the journal (made once there was room), ${s.quota.changesRefused} refused (told, not made)`,
     `offline ${s.offline} times, faults changed ${s.faultChanges} times, 429 bursts ${s.rateLimitBursts} (${s.answers.rateLimited} answers 429, ${s.answers.failed} answers 5xx), replays ${s.replays}, syncs ${s.syncs}, opened ${s.refreshes}`,
     `someone else meanwhile: took the name of a label of ours ${s.labelNamesTaken} times, renamed an epic or doc we renamed ${s.renamedElsewhere} times (conflicts resolved: mine ${s.resolved.mine}, theirs ${s.resolved.theirs})`,
     `checked ${s.checked.entities} entities and ${s.checked.links} links`,

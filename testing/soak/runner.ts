@@ -72,7 +72,7 @@ export interface SoakStats {
   kills: { midBootstrap: number; midReplay: number; midSync: number; idle: number }
   offline: number
   /** Spells of storage full (cache writes refused), and the user's changes refused during them (said to the user, not made). */
-  quota: { spells: number; refused: number; changesRefused: number }
+  quota: { spells: number; refused: number; changesKept: number; changesRefused: number }
   faultChanges: number
   rateLimitBursts: number
   /** Label names someone else took while one of ours waited to be sent with it. */
@@ -134,7 +134,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     pace,
     net: { online: true },
     // Refused at the commit, as Chromium refuses it.
-    quota: { full: false, refused: 0, at: 'commit' },
+    quota: { full: false, refused: 0, at: 'commit', kept: 0 },
     journal,
   }
   // Keeps the HTTP agent open across lives (the last gateway to close an origin closes its connections).
@@ -150,7 +150,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     wipes: { count: 0, restored: 0 },
     kills: { midBootstrap: 0, midReplay: 0, midSync: 0, idle: 0 },
     offline: 0,
-    quota: { spells: 0, refused: 0, changesRefused: 0 },
+    quota: { spells: 0, refused: 0, changesKept: 0, changesRefused: 0 },
     faultChanges: 0,
     rateLimitBursts: 0,
     labelNamesTaken: 0,
@@ -225,6 +225,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
   // ---- what the user sees ----
   const visible = async (kind: EntityKind, ref: EntityId) => (await mergedOne(life.db, kind, ref)) !== undefined
+  /** Whether the screen shows these values (the UI offers to archive only what shows unarchived; a change kept in the journal does not show until there is room). */
+  const shows = async (e: Entity, fields: Record<string, unknown>) => {
+    const row = await mergedOne<Record<string, unknown>>(life.db, e.kind, e.ref)
+    return row !== undefined && Object.entries(fields).every(([f, v]) => (row[f] ?? false) === v)
+  }
   const visibleRefs = async (kind: Kind, max: number) => {
     const out: Entity[] = []
     for (const e of sample(model.live(kind), max)) if (await visible(kind, e.ref)) out.push(e)
@@ -323,7 +328,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       weight: 2,
       run: async () => {
         const e = pick(model.live('epic', (x) => x.fields.archived !== true))
-        if (!e) return 'skip'
+        if (!e || !(await shows(e, { archived: false }))) return 'skip'
         await life.actions.archiveEpic(e.ref)
         model.update(e, { archived: true })
         return 'done'
@@ -334,7 +339,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       weight: 1.5,
       run: async () => {
         const e = pick(model.live('epic', (x) => x.fields.archived === true))
-        if (!e) return 'skip'
+        if (!e || !(await shows(e, { archived: true }))) return 'skip'
         await life.actions.unarchiveEpic(e.ref)
         model.update(e, { archived: false })
         return 'done'
@@ -762,7 +767,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       if (error instanceof WriteRefused && error.reason === 'not-found') return 'skip'
       // The window died under the action (its journal calls with it): nothing of it was made.
       if (life.dead) return 'skip'
-      // Storage full: the change was not made, and the user was told so (the screen keeps it to try again).
+      // Storage full and kept nowhere (a change to a queued record): not made, and the user was told so.
       if (error instanceof StorageFullError) {
         stats.quota.changesRefused++
         return 'skip'
@@ -933,6 +938,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   shared.net.online = true
   shared.quota.full = false
   stats.quota.refused = shared.quota.refused
+  stats.quota.changesKept = shared.quota.kept
   await bury(life)
   life = newLife(Infinity)
   for (let i = 0; i < 20 && !bootstrapped; i++) await awaited(life, 'sync')

@@ -12,7 +12,7 @@ import { bridgeTransport } from '../data/bridge-transport.ts'
 import type { OutpostDb } from '../data/db.ts'
 import { workspaceDb } from '../first-paint/early-cache.ts'
 import { IDLE_STATUS, startDataLayer, syncStatus, type DataLayer, type StorageState, type SyncStatus } from '../data/data-layer.ts'
-import { isStorageFull } from '../data/storage-full.ts'
+import { isStorageFull, WRITE_KEPT_MESSAGE } from '../data/storage-full.ts'
 import { outboxStatus, type OutboxStatus } from '../data/outbox/index.ts'
 import { bridgeJournal, RESTORED_KEY, type Restored } from '../data/outbox/journal.ts'
 import { createDeferredSearch } from '../data/search/deferred.ts'
@@ -57,6 +57,8 @@ export class OpenWorkspace implements Workspace {
   ready = $state(false)
   /** Storage is full and sync waits for room (null: there is room). */
   storage = $state<StorageState | null>(null)
+  /** Changes kept in the journal only while storage is full (queued once there is room). */
+  keptAside = $state(0)
   /** Changes brought back from the outbox journal at this start (the browser's storage was lost), until dismissed. */
   restored = $state<Restored | null>(null)
 
@@ -82,8 +84,15 @@ export class OpenWorkspace implements Workspace {
       db: this.db,
       transport: this.transport,
       canWrite: () => this.access.canWrite,
-      // The change is refused (the screen keeps it and says why); meanwhile room is made and sync waits for it.
-      onStorageFull: () => void this.engine.storageFull(),
+      // Meanwhile room is made and sync waits for it. A change kept in the journal is made once there is room; one
+      // refused (kept nowhere) stays on its screen, which says why.
+      onStorageFull: (kept) => {
+        void this.engine.storageFull()
+        if (kept && !this.closed) {
+          this.keptAside++
+          notices.show(WRITE_KEPT_MESSAGE, 'error', undefined, STORAGE_TOPIC)
+        }
+      },
       journal,
       ready: () => this.engine.restore(),
     })
@@ -199,6 +208,8 @@ export class OpenWorkspace implements Workspace {
     if (this.closed) return
     if (state && !was) notices.show(state.message, 'error', { label: 'Sync now', run: () => void this.syncNow().catch(() => undefined) }, STORAGE_TOPIC)
     if (!state && was) {
+      // Room again: what was kept aside is queued by then (the replay that comes before the sync restores it).
+      this.keptAside = 0
       notices.dismissAbout(STORAGE_TOPIC)
       notices.show('There is room again: sync resumed.', 'success')
     }

@@ -13,7 +13,7 @@ import { merged, mergedOne } from './overlay.ts'
 import { newLocalId, resolveId } from './outbox/ids.ts'
 import { isLocalId, linkId, sameValue, tableKey, tableOf, UPDATABLE, type WritableKind } from './outbox/kinds.ts'
 import { enqueue, type Enqueued, type NewRecord } from './outbox/queue.ts'
-import { journaledTransaction, journalIdsOf, journalInside, journalRecordOf, type OutboxJournal } from './outbox/journal.ts'
+import { journaledTransaction, journalIdsOf, journalInside, journalRecordOf, KeptInJournal, type OutboxJournal } from './outbox/journal.ts'
 import { discardRecord, resolveConflict, retryRecord, type ConflictChoice } from './outbox/records.ts'
 import { UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
 import { isQuotaError, StorageFullError, WRITE_NOT_SAVED_MESSAGE } from './storage-full.ts'
@@ -52,8 +52,11 @@ export interface ActionsOptions {
   canWrite?: boolean | (() => boolean)
   clock?: () => number
   uuid?: () => string
-  /** A write found storage full (it threw StorageFullError, nothing of it written): room can be made meanwhile. */
-  onStorageFull?: () => void
+  /**
+   * A write found storage full: room can be made meanwhile. `kept`: the change is kept in the journal, made once
+   * there is room, and the action answered as saved (the user is to be told); else it threw StorageFullError.
+   */
+  onStorageFull?: (kept: boolean) => void
   /** The main side's journal of queued changes (outbox/journal.ts): every write is on disk there before it shows as saved. */
   journal?: OutboxJournal
   /**
@@ -126,36 +129,57 @@ export function outboxActions(options: ActionsOptions) {
     if (!canWrite) throw new WriteRefused('read-only', READ_ONLY_MESSAGE)
   }
 
-  /** A write of the user's in one transaction: storage full, nothing of it was written, and the screen keeps what was typed and says why. */
+  /** A change to a queued record (retry, discard, a conflict's choices) in one transaction: storage full, nothing of it was written, and the screen says why. */
   const saving = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run()
     } catch (error) {
       if (!isQuotaError(error)) throw error
-      options.onStorageFull?.()
+      options.onStorageFull?.(false)
       throw new StorageFullError(WRITE_NOT_SAVED_MESSAGE, { cause: error })
     }
   }
 
-  /** Runs one action's transaction; staged bytes of records it made pointless go afterwards, and their journal entries. */
+  /**
+   * Runs one action's transaction; staged bytes of records it made pointless go afterwards, and their journal
+   * entries. Refused for want of storage, the change stays in the journal (kept) and is made once there is room:
+   * the action answers as saved and the user is told (onStorageFull). Kept nowhere (no journal, or the journal
+   * refused too), nothing of it is written, and the screen keeps what was typed and says why.
+   */
   const write = async <T>(run: () => Promise<{ result: T; enqueued?: Enqueued }>): Promise<T> => {
     guard()
     if (options.ready) await settledWithin(options.ready(), READY_WAIT_MS)
+    // What the transaction made of the change before its commit was refused (a browser refuses at the commit).
+    let ran = undefined as { result: T } | undefined
     /** Entries left with nothing to send: the records the change made pointless, and its own when it cancelled out. */
     let done: number[] = []
-    // Not queued after all (refused, storage full): what was journaled for it is withdrawn.
-    const { result, enqueued } = await saving(() =>
-      journaledTransaction(db, options.journal, async (journaled) => {
-        const out = await run()
-        // A create deleted before it went, say. Confirmed once the cache has committed: a commit refused (storage full)
-        // leaves the records as they were, still to send; lost with the cache meanwhile, they come back with the change.
-        if (out.enqueued) done = [...journalIdsOf(out.enqueued.removed), ...(out.enqueued.seq === undefined ? journaled : [])]
-        return out
-      }),
-    )
-    if (done.length > 0) await options.journal?.confirm(done).catch(() => undefined)
-    for (const r of enqueued?.removed ?? []) if (r.staged) await transport.discard(r.staged.path).catch(() => undefined)
-    return result
+    try {
+      const { result, enqueued } = await journaledTransaction(
+        db,
+        options.journal,
+        async (journaled) => {
+          const out = await run()
+          // A create deleted before it went, say. Confirmed once the cache has committed: kept in the journal instead,
+          // the change cancels them again when it is queued; lost with the cache meanwhile, they come back with it.
+          if (out.enqueued) done = [...journalIdsOf(out.enqueued.removed), ...(out.enqueued.seq === undefined ? journaled : [])]
+          ran = out
+          return out
+        },
+        // Kept only whole: refused before the transaction had made all of the change, it is not made at all.
+        { keep: (error) => isQuotaError(error) && ran !== undefined },
+      )
+      if (done.length > 0) await options.journal?.confirm(done).catch(() => undefined)
+      for (const r of enqueued?.removed ?? []) if (r.staged) await transport.discard(r.staged.path).catch(() => undefined)
+      return result
+    } catch (error) {
+      if (!isQuotaError(error)) throw error
+      if (error instanceof KeptInJournal && ran) {
+        options.onStorageFull?.(true)
+        return ran.result
+      }
+      options.onStorageFull?.(false)
+      throw new StorageFullError(WRITE_NOT_SAVED_MESSAGE, { cause: error })
+    }
   }
 
   /** Inside a write's transaction: the change journaled (on disk) and queued. */

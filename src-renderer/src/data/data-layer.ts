@@ -134,7 +134,8 @@ export interface DataLayer {
   storage(): StorageState | null
   /**
    * A write of the window's own (a change the user made) found storage full: what can be fetched again is
-   * cleared and sync waits for room, as when a run of its own finds it full.
+   * cleared and sync waits for room, as when a run of its own finds it full. What it kept in the journal only is
+   * queued by the next replay or write that finds room (the restore runs again).
    */
   storageFull(): Promise<void>
   /** Unsubscribes from the bridge and stops a run under way (it resumes from its checkpoint next time). */
@@ -195,22 +196,24 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
   // replayed: replay waits for it. A try that failed (storage full, the journal unreadable) is tried again at the next
   // replay or write; replayed meanwhile, a later change would reach the service before the earlier ones it restores.
   let restoring: Promise<void> | null = null
-  let swept: Promise<unknown> = Promise.resolve()
+  let swept: Promise<unknown> | undefined
   const restoreJournal = (): Promise<void> => {
-    restoring ??= (options.journal ? restoreFromJournal(db, options.journal, { clock, lock: options.lock }) : Promise.resolve()).then(
+    if (restoring) return restoring
+    const attempt: Promise<void> = (options.journal ? restoreFromJournal(db, options.journal, { clock, lock: options.lock }) : Promise.resolve()).then(
       () => {
         // Staged copies a crash left behind (no queued upload names them) go once per start, after the journal's
         // uploads are queued again (their copies are still needed); a failure waits for the next start.
-        swept = sweepStagedCopies(db, options.transport, options.lock).catch(() => null)
+        if (!swept) swept = sweepStagedCopies(db, options.transport, options.lock).catch(() => null)
       },
       (error: unknown) => {
-        restoring = null
+        if (restoring === attempt) restoring = null
         options.onRestoreError?.(error)
         if (isStorageFull(error) && !storage) waitForRoom()
         throw error
       },
     )
-    return restoring
+    restoring = attempt
+    return attempt
   }
   const restore = (): Promise<boolean> =>
     stopped
@@ -413,6 +416,8 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     status: () => syncStatus(db),
     storage: () => storage,
     async storageFull() {
+      // A write kept in the journal only (it may have been) is queued by the next restore, once there is room.
+      if (options.journal) restoring = null
       if (stopped || storage) return
       await freeSpace()
       waitForRoom()

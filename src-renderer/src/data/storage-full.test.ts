@@ -3,16 +3,21 @@
 // and its checkpoint where the last stored page left it; what can be fetched
 // again is cleared first and the run tried again at once; sync then waits and
 // tries again by itself, and resumes where it stopped once there is room. A
-// user's change that cannot be saved is refused as a whole, in words, and goes
-// once there is room; a replay whose answer cannot be written leaves the record
+// user's change the cache cannot take is kept in the journal, told, and made
+// by itself once there is room; kept nowhere (no journal), it is refused as a
+// whole, in words. A replay whose answer cannot be written leaves the record
 // in flight, reconciled rather than sent twice.
 import Dexie from 'dexie'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { fileJournal } from '../../../testing/journal-kit.ts'
 import { quotaError, quotaFault } from '../../../testing/quota.ts'
 import { v3, v4 } from '../../../testing/service.ts'
 import { countingTransport, pages, serviceCounts, startWorld, type World } from '../../../testing/sync-kit.ts'
 import { actionsFor, replayFast, startFilledKit, type Kit } from '../../../testing/outbox-kit.ts'
 import { startDataLayer, syncStatus, type StorageState } from './data-layer.ts'
+import { resolveId } from './outbox/ids.ts'
+import { isLocalId } from './outbox/kinds.ts'
 import { mergedOne } from './overlay.ts'
 import { isQuotaError, isStorageFull, StorageFullError, SYNC_PAUSED_MESSAGE, WRITE_NOT_SAVED_MESSAGE } from './storage-full.ts'
 import { createSyncer, readCheckpoints, type SyncProgress } from './sync/index.ts'
@@ -152,7 +157,53 @@ describe('a user’s change with storage full', () => {
   })
   afterAll(() => kit.close())
 
-  it('is refused as a whole, in words, and the same change is saved once there is room', async () => {
+  it('is kept in the journal and made by itself once there is room, each change once, with the user told', async () => {
+    const db = kit.openDb()
+    // As Chromium refuses it: every write goes through, the commit is refused.
+    const fault = quotaFault(db, { full: false, refused: 0, at: 'commit' })
+    const journal = fileJournal(join(kit.folder, 'journal', 'kept.jsonl'))
+    const engine = startDataLayer({ db, transport: kit.transport, journal, replay: () => replayFast(db, kit.transport, { journal }).then(() => undefined), sync: { fileBudgetBytes: 0 } })
+    const told: boolean[] = []
+    const actions = actionsFor(db, kit.transport, {
+      journal,
+      ready: () => engine.restore(),
+      onStorageFull: (kept) => {
+        told.push(kept)
+        void engine.storageFull()
+      },
+    })
+    expect(await engine.restore()).toBe(true)
+    const epic = epics[3]
+    fault.full = true
+    await actions.updateEpic(epic.id, { name: 'Renamed while storage was full' })
+    const comment = await actions.createComment(epic.id, 'Written while storage was full')
+    expect(told).toEqual([true, true])
+    expect(fault.refused).toBeGreaterThan(0)
+    // The cache took nothing; the journal has both, kept.
+    expect(await db.outbox.count()).toBe(0)
+    expect((await mergedOne<CachedEpic>(db, 'epic', epic.id))?.name).toBe(epic.name)
+    expect((await journal.read()).entries.map((e) => [e.record.op, e.kept])).toEqual([
+      ['update', true],
+      ['create', true],
+    ])
+
+    // Room again: the next replay queues them (shown at once) and sends them.
+    fault.full = false
+    await engine.replay()
+    await engine.replay()
+    expect(((await v3(kit.service).get(`/epics/${epic.id}`)).body as { name: string }).name).toBe('Renamed while storage was full')
+    const comments = (await v3(kit.service).get(`/epics/${epic.id}/comments`)).body as { id: number; text: string }[]
+    expect(comments.filter((c) => c.text === 'Written while storage was full')).toHaveLength(1)
+    expect((await mergedOne<CachedEpic>(db, 'epic', epic.id))?.name).toBe('Renamed while storage was full')
+    expect(isLocalId(await resolveId(db, 'comment', comment))).toBe(false)
+    expect(await db.outbox.count()).toBe(0)
+    expect((await journal.read()).entries).toEqual([])
+    await engine.stop()
+    await journal.close()
+    db.close()
+  })
+
+  it('kept nowhere (no journal), is refused as a whole, in words, and the same change is saved once there is room', async () => {
     const db = kit.openDb()
     const fault = quotaFault(db)
     let told = 0

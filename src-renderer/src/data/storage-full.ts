@@ -27,6 +27,10 @@ export function isStorageFull(error: unknown): boolean {
 export const SYNC_PAUSED_MESSAGE =
   'Outpost’s storage is full, so sync is paused. Downloaded files were cleared to make room; free some more space on this computer and sync resumes by itself.'
 
+/** A change the person made that the cache could not take, kept in the journal until there is room. */
+export const WRITE_KEPT_MESSAGE =
+  'Outpost’s storage is full, so this change is kept aside on disk: it shows and is sent by itself once there is room, with nothing to do again. Free some space on this computer.'
+
 /** A change the person made that could not be saved. */
 export const WRITE_NOT_SAVED_MESSAGE =
   'Outpost’s storage is full, so this change was not saved. What you wrote is still here: free some space on this computer, then try again.'

@@ -21,6 +21,8 @@ export interface OutboxJournal {
   sent(ids: number[]): Promise<void>
   /** They did not after all (the request never left): merged with later changes again, as never sent. */
   unsent(ids: number[]): Promise<void>
+  /** The cache could not take them (storage full): kept in the journal only, queued again once there is room (restore.ts). */
+  kept(ids: number[]): Promise<void>
   /** Done with (confirmed, cancelled, discarded); what confirmed creates' local ids became. */
   confirm(ids: number[], map?: Record<string, JournalMapping>): Promise<void>
   read(): Promise<JournalState>
@@ -31,6 +33,7 @@ export function bridgeJournal(bridge: Pick<Bridge, 'call'>, accountId: string): 
     append: (records) => bridge.call('outpost:journal.append', { accountId, records }),
     sent: (ids) => bridge.call('outpost:journal.sent', { accountId, ids }),
     unsent: (ids) => bridge.call('outpost:journal.unsent', { accountId, ids }),
+    kept: (ids) => bridge.call('outpost:journal.kept', { accountId, ids }),
     confirm: (ids, map) => bridge.call('outpost:journal.confirm', { accountId, ids, ...(map && { map }) }),
     read: () => bridge.call('outpost:journal.read', { accountId }),
   }
@@ -104,10 +107,16 @@ const appendedIn = new WeakMap<object, number[]>()
 
 /**
  * A transaction over the cache that may append to the journal: what it appended is withdrawn when it does not
- * commit (a full storage, a write refused), or a later start would take it for a change the cache lost.
- * `scope` gets the list of what it appended so far.
+ * commit (a write refused), or a later start would take it for a change the cache lost; unless `keep` says the
+ * failure is one to keep it through (storage full): then it stays, marked kept (restore.ts queues it once there is
+ * room), and KeptInJournal is thrown. `scope` gets the list of what it appended so far.
  */
-export async function journaledTransaction<T>(db: OutpostDb, journal: OutboxJournal | undefined, scope: (appended: number[]) => Promise<T>): Promise<T> {
+export async function journaledTransaction<T>(
+  db: OutpostDb,
+  journal: OutboxJournal | undefined,
+  scope: (appended: number[]) => Promise<T>,
+  options: { keep?: (error: unknown) => boolean } = {},
+): Promise<T> {
   const appended: number[] = []
   try {
     // Dexie keeps the transaction open across awaits only inside an async scope function.
@@ -116,8 +125,26 @@ export async function journaledTransaction<T>(db: OutpostDb, journal: OutboxJour
       return scope(appended)
     })
   } catch (error) {
+    if (journal && appended.length > 0 && options.keep?.(error)) {
+      const kept = await journal.kept(appended).then(
+        () => true,
+        () => false,
+      )
+      if (kept) throw new KeptInJournal(error, appended)
+    }
     await withdraw(journal, appended)
     throw error
+  }
+}
+
+/** A write the cache refused, kept in the journal (journaledTransaction's `keep`): it is made once there is room. */
+export class KeptInJournal extends Error {
+  override readonly name = 'KeptInJournal'
+  constructor(
+    cause: unknown,
+    readonly ids: number[],
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause })
   }
 }
 

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { epicsWithExternalId, v3 } from '../../../../testing/service.ts'
 import { fileJournal, type FileJournal } from '../../../../testing/journal-kit.ts'
 import { quotaFault } from '../../../../testing/quota.ts'
-import { isStorageFull, StorageFullError } from '../storage-full.ts'
+import { isStorageFull } from '../storage-full.ts'
 import { actionsFor, fillCache, offline, replayFast, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 import type { OutpostDb } from '../db.ts'
 import { mergedEpic } from '../overlay.ts'
@@ -67,11 +67,11 @@ describe('the outbox journal', () => {
     expect((await journal.read()).entries.length).toBe(7)
 
     const db = await wipe(kit.db)
-    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 7, trimmed: 0, journaled: 0 })
+    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 7, kept: 0, trimmed: 0, journaled: 0 })
     expect((await outboxRecords(db)).length).toBe(queued)
     expect((await db.meta.get(RESTORED_KEY))?.value).toMatchObject({ count: 7 })
     // Restoring again (another window, the next start) finds nothing more to do.
-    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 0, trimmed: 0, journaled: 0 })
+    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 0, kept: 0, trimmed: 0, journaled: 0 })
 
     await fillCache(db, kit.transport)
     await replayAll(db)
@@ -96,7 +96,7 @@ describe('the outbox journal', () => {
     await actionsFor(kit.db, offline(kit.transport), { journal }).updateEpic(epics[0].id, { name: 'Queued before the loss' })
     const db = await wipe(kit.db)
     await actionsFor(db, offline(kit.transport), { journal }).createEpic({ name: 'Made at once after the loss' })
-    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 1, trimmed: 0, journaled: 0 })
+    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 1, kept: 0, trimmed: 0, journaled: 0 })
     expect((await outboxRecords(db)).map((r) => r.payload.name).sort()).toEqual(['Made at once after the loss', 'Queued before the loss'])
   })
 
@@ -141,7 +141,7 @@ describe('the outbox journal', () => {
     expect((await journal.read()).entries).toEqual([])
   })
 
-  it('a deletion refused at its commit (storage full) leaves the create it would have cancelled in the journal: after a loss it still goes, once', async () => {
+  it('a deletion refused at its commit (storage full) is kept, and the create it cancels stays in the journal: after a loss both come back and cancel out', async () => {
     const db = kit.openDb()
     // As Chromium refuses it: the transaction's writes go through, its commit is refused.
     const fault = quotaFault(db, { full: false, refused: 0, at: 'commit' })
@@ -149,15 +149,22 @@ describe('the outbox journal', () => {
     await act.createEpic({ name: 'Its deletion was not saved' })
     const [created] = await outboxRecords(db)
     fault.full = true
-    await expect(act.deleteEpic(created.entityId)).rejects.toBeInstanceOf(StorageFullError)
+    await act.deleteEpic(created.entityId)
     fault.full = false
-    expect((await journal.read()).entries.map((e) => e.record.op)).toEqual(['create'])
+    // The cache still has the create; the journal has both (confirmed before the commit, the create would be lost).
+    expect((await outboxRecords(db)).map((r) => r.op)).toEqual(['create'])
+    expect((await journal.read()).entries.map((e) => [e.record.op, e.kept === true])).toEqual([
+      ['create', false],
+      ['delete', true],
+    ])
 
     const fresh = await wipe(db)
-    expect(await restoreFromJournal(fresh, journal)).toEqual({ restored: 1, trimmed: 0, journaled: 0 })
+    expect(await restoreFromJournal(fresh, journal)).toEqual({ restored: 2, kept: 0, trimmed: 0, journaled: 0 })
+    expect(await outboxRecords(fresh)).toEqual([])
     await fillCache(fresh, kit.transport)
     await replayAll(fresh)
-    expect(await epicsWithExternalId(kit.service, created.externalId!)).toHaveLength(1)
+    expect(await epicsWithExternalId(kit.service, created.externalId!)).toHaveLength(0)
+    expect((await journal.read()).entries).toEqual([])
   })
 
   it('a create the service answered and the cache could not keep the answer of is not made twice, even after a loss', async () => {
@@ -175,7 +182,7 @@ describe('the outbox journal', () => {
     expect((await outboxRecords(db)).map((r) => r.state)).toEqual(['in-flight'])
 
     // The next start journals it again, knowing what it became; the cache is then lost before it goes.
-    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 0, trimmed: 0, journaled: 1 })
+    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 0, kept: 0, trimmed: 0, journaled: 1 })
     const fresh = await wipe(db)
     await restoreFromJournal(fresh, journal)
     await fillCache(fresh, kit.transport)
@@ -183,6 +190,24 @@ describe('the outbox journal', () => {
     const docs = (await v3(kit.service).get('/documents')).body as { title: string }[]
     expect(docs.filter((d) => d.title === 'Answered and not kept')).toHaveLength(1)
     expect((await journal.read()).entries).toEqual([])
+  })
+
+  it('a change kept in the journal only (storage full) is queued at the next restore, after later writes too, and is not told as a lost cache', async () => {
+    const db = kit.openDb()
+    const fault = quotaFault(db, { full: true, refused: 0, at: 'commit' })
+    const act = actionsFor(db, offline(kit.transport), { journal })
+    await act.updateEpic(epics[0].id, { name: 'Kept while storage was full' })
+    fault.full = false
+    // A later write moves the cache's mark past the kept entry.
+    await act.updateEpic(epics[1].id, { name: 'Queued once there was room' })
+    expect((await outboxRecords(db)).map((r) => r.payload.name)).toEqual(['Queued once there was room'])
+    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 0, kept: 1, trimmed: 0, journaled: 0 })
+    expect(await db.meta.get(RESTORED_KEY)).toBeUndefined()
+    await replayAll(db)
+    const names = ((await v3(kit.service).get('/epics')).body as { id: number; name: string }[]).filter((e) => e.id === epics[0].id || e.id === epics[1].id).map((e) => e.name)
+    expect(names.sort()).toEqual(['Kept while storage was full', 'Queued once there was room'])
+    expect((await journal.read()).entries).toEqual([])
+    db.close()
   })
 
   it('a create sent before the loss, its answer lost: looked for on the service and adopted, never made twice', async () => {
@@ -245,7 +270,7 @@ describe('the outbox journal', () => {
     // A record removed without the journal being told (a data problem discarded, say): trimmed at the next start.
     await act.updateEpic(epics[0].id, { name: 'Removed from the cache by hand' })
     await kit.db.outbox.clear()
-    expect(await restoreFromJournal(kit.db, journal)).toEqual({ restored: 0, trimmed: 1, journaled: 0 })
+    expect(await restoreFromJournal(kit.db, journal)).toEqual({ restored: 0, kept: 0, trimmed: 1, journaled: 0 })
     expect((await journal.read()).entries).toEqual([])
   })
 
@@ -264,7 +289,7 @@ describe('the outbox journal', () => {
     // And a change queued by a version that kept no journal.
     await actionsFor(kit.db, offline(kit.transport)).updateEpic(epics[2].id, { name: 'Never journaled' })
 
-    expect(await restoreFromJournal(kit.db, journal)).toEqual({ restored: 1, trimmed: 0, journaled: 1 })
+    expect(await restoreFromJournal(kit.db, journal)).toEqual({ restored: 1, kept: 0, trimmed: 0, journaled: 1 })
     expect((await mergedEpic(kit.db, epics[1].id))?.name).toBe('Only in the journal')
     expect((await journal.read()).entries.map((e) => e.record.payload.name)).toEqual(['Applied by the cache', 'Only in the journal', 'Never journaled'])
 

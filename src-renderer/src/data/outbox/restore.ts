@@ -10,7 +10,10 @@
 // - an open entry the cache applied and no record holds any more is done
 //   with (its confirmation was lost in a crash): confirmed;
 // - a record no open entry holds (the journal was lost, or the record is older
-//   than the journal) is journaled again.
+//   than the journal) is journaled again;
+// - an entry kept in the journal only (its write found storage full, and the
+//   user was told it is kept) is queued now, whatever the cache applied since.
+// Run again once there is room after such a write (data-layer.ts).
 //
 // What local ids became (confirmed creates) comes back too, so a restored
 // write naming one goes to the right entity. The number restored is kept in
@@ -32,8 +35,10 @@ export interface RestoreOptions {
 }
 
 export interface RestoreResult {
-  /** Open changes queued again from the journal. */
+  /** Open changes queued again from the journal, a lost cache's. */
   restored: number
+  /** Changes kept in the journal only (storage was full), queued now. */
+  kept: number
   /** Open entries found done with (confirmed now). */
   trimmed: number
   /** Records the journal did not hold, journaled again. */
@@ -66,7 +71,8 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
 
       // In the order the changes were made (one journaled again keeps the place of the one it replaces).
       const missing = state.entries.filter((e) => !held.has(e.id)).sort((a, b) => placeOf(a) - placeOf(b) || a.id - b.id)
-      const restore = missing.filter((e) => !follows || e.id > mark.upTo)
+      const restore = missing.filter((e) => !follows || e.id > mark.upTo || e.kept)
+      const lost = restore.filter((e) => !(follows && e.kept)).length
       done.push(...missing.filter((e) => !restore.includes(e)).map((e) => e.id))
       done.push(...(await requeue(db, restore, state.map)))
 
@@ -88,8 +94,8 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
 
       // The cache follows this journal now, and holds all it has.
       await noteApplied(db, state.epoch, [state.lastId], { follow: true })
-      if (restore.length > 0) await db.meta.put({ key: RESTORED_KEY, value: { count: restore.length, at: now } satisfies Restored })
-      return { restored: restore.length, trimmed: missing.length - restore.length, journaled }
+      if (lost > 0) await db.meta.put({ key: RESTORED_KEY, value: { count: lost, at: now } satisfies Restored })
+      return { restored: lost, kept: restore.length - lost, trimmed: missing.length - restore.length, journaled }
     })
     if (done.length > 0) await journal.confirm(done).catch(() => undefined)
     return result
