@@ -121,8 +121,9 @@ export interface DataLayer {
   /** Runs the outbox's replay now (a sync asked meanwhile waits for it). */
   replay(): Promise<void>
   /**
-   * The cache and the journal made to agree (outbox/restore.ts), once per start: answers whether they do. A write
-   * waits for it, so that what it queues comes after what the journal brings back.
+   * The cache and the journal made to agree (outbox/restore.ts): once per start, and again after a change was kept
+   * in the journal only (storage full). Answers whether they do. A write waits for it, so that what it queues comes
+   * after what the journal brings back.
    */
   restore(): Promise<boolean>
   refreshEpic(id: number): Promise<CachedEpic | null>
