@@ -49,8 +49,8 @@ import {
 import type { OutpostDb } from '../db.ts'
 import { isNotFound, type Transport } from '../transport.ts'
 import type { CachedHealth, EntityId, OutboxRecord } from '../types.ts'
-import { claimedIds } from './ids.ts'
-import { splitLinkId, type WritableKind } from './kinds.ts'
+import { claimedIds, resolveId } from './ids.ts'
+import { isLocalId, splitLinkId, type WritableKind } from './kinds.ts'
 
 export const RECONCILE_WINDOW_MS = 15 * 60_000
 
@@ -215,6 +215,11 @@ async function oldestUnclaimed<T extends { id: EntityId; created_at: string }>(
   matches: (item: T) => boolean,
   taken: ReadonlySet<string> = new Set(),
 ): Promise<T | null> {
+  // What this create's own local id is known to have become (its confirmation heard by the journal, its answer's write
+  // refused: restore.ts) is the one.
+  const own = isLocalId(r.entityId) ? String(await resolveId(ctx.db, kind, r.entityId)) : null
+  const mine = own !== null && !isLocalId(own) ? list.find((item) => String(item.id) === own) : undefined
+  if (mine) return mine
   const claimed = await claimedIds(ctx.db, kind)
   const since = firstSent([r])
   const found = list

@@ -17,6 +17,7 @@ import { startDataLayer } from '../data-layer.ts'
 import { JOURNAL_KEY, RESTORED_KEY, type OutboxJournal } from './journal.ts'
 import { outboxRecords, outboxStatus } from './records.ts'
 import { restoreFromJournal } from './restore.ts'
+import type { LockFn } from '../lock.ts'
 
 let kit: Kit
 let epics: CachedEpic[]
@@ -120,8 +121,8 @@ describe('the outbox journal', () => {
   it('a restore that failed is tried again at the next replay, and nothing is replayed before it worked', async () => {
     await actionsFor(kit.db, offline(kit.transport), { journal }).deleteEpic(epics[0].id)
     const db = await wipe(kit.db)
-    let refusals = 2
-    const flaky: OutboxJournal = { ...journal, read: () => (refusals-- > 0 ? Promise.reject(new Error('The journal could not be read')) : journal.read()) }
+    let unreadable = true
+    const flaky: OutboxJournal = { ...journal, read: () => (unreadable ? Promise.reject(new Error('The journal could not be read')) : journal.read()) }
     const errors: unknown[] = []
     let passes = 0
     const pass = async () => {
@@ -134,6 +135,7 @@ describe('the outbox journal', () => {
     expect(passes).toBe(0)
     expect(errors).toHaveLength(2)
     // Tried again: the delete comes back and goes.
+    unreadable = false
     await engine.replay()
     expect(passes).toBe(1)
     await engine.stop()
@@ -208,6 +210,41 @@ describe('the outbox journal', () => {
     expect(names.sort()).toEqual(['Kept while storage was full', 'Queued once there was room'])
     expect((await journal.read()).entries).toEqual([])
     db.close()
+  })
+
+  it('a cache that agrees with the journal is restored without waiting for the outbox lock (another window replaying); one that does not takes it', async () => {
+    await actionsFor(kit.db, offline(kit.transport), { journal }).updateEpic(epics[0].id, { name: 'Queued in this cache' })
+    const asked: string[] = []
+    const neverGranted: LockFn = (name) => {
+      asked.push(name)
+      return new Promise(() => undefined)
+    }
+    expect(await restoreFromJournal(kit.db, journal, { lock: neverGranted })).toEqual({ restored: 0, kept: 0, trimmed: 0, journaled: 0 })
+    expect(asked).toEqual([])
+
+    const granted: LockFn = (name, run) => {
+      asked.push(name)
+      return run()
+    }
+    const db = await wipe(kit.db)
+    expect(await restoreFromJournal(db, journal, { lock: granted })).toEqual({ restored: 1, kept: 0, trimmed: 0, journaled: 0 })
+    expect(asked).toHaveLength(1)
+  })
+
+  it('a health update the service answered and the cache could not keep the answer of is found by the id it became, never made again', async () => {
+    const db = kit.openDb()
+    const fault = quotaFault(db, { full: false, refused: 0, at: 'commit', tables: ['epicHealth'] })
+    const act = actionsFor(db, kit.transport, { journal })
+    await act.setEpicHealth(epics[2].id, { status: 'Off Track', text: 'Answered and not kept' })
+    fault.full = true
+    await expect(replayFast(db, kit.transport, { journal })).rejects.toSatisfy(isStorageFull)
+    fault.full = false
+    // The next start journals it again and remembers what it became: that one is its own, not another's.
+    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 0, kept: 0, trimmed: 0, journaled: 1 })
+    await replayAll(db)
+    const history = (await v3(kit.service).get(`/epics/${epics[2].id}/health-history`)).body as { text: string }[]
+    expect(history.filter((h) => h.text === 'Answered and not kept')).toHaveLength(1)
+    expect(await db.outbox.count()).toBe(0)
   })
 
   it('a create sent before the loss, its answer lost: looked for on the service and adopted, never made twice', async () => {

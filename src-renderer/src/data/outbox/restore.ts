@@ -51,6 +51,9 @@ const placeOf = (e: JournalEntry) => e.record.order ?? e.id
 export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, options: RestoreOptions = {}): Promise<RestoreResult> {
   const clock = options.clock ?? Date.now
   const lock = options.lock ?? platformLock()
+  // Most starts find the two agreeing (the cache of the last run, or another window's): nothing to do, and no wait for
+  // the outbox lock, which another window's replay holds for up to a minute while the service is failing.
+  if (await agree(db, journal).catch(() => false)) return { restored: 0, kept: 0, trimmed: 0, journaled: 0 }
   return lock(outboxLockName(db.name), async () => {
     const state = await journal.read()
     const now = clock()
@@ -166,4 +169,22 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
     await inFlight(Number.POSITIVE_INFINITY)
     return cancelled
   }
+}
+
+/**
+ * Whether the cache follows the journal and holds exactly its open entries: every open entry in a record, every
+ * record's entries open. Read without the lock: a replay or a write elsewhere between the two reads shows as a
+ * disagreement, which the restore under the lock then settles.
+ */
+async function agree(db: OutpostDb, journal: OutboxJournal): Promise<boolean> {
+  const state = await journal.read()
+  return db.transaction('r', [db.meta, db.outbox], async () => {
+    const mark = (await db.meta.get(JOURNAL_KEY))?.value as JournalMark | undefined
+    if (mark?.epoch !== state.epoch) return false
+    const records = (await db.outbox.toArray()).filter((r) => recordProblem(r) === null)
+    if (records.some((r) => journalIdsOf([r]).length === 0)) return false
+    const held = new Set(journalIdsOf(records))
+    const open = new Set(state.entries.map((e) => e.id))
+    return held.size === open.size && [...open].every((id) => held.has(id))
+  })
 }
