@@ -9,7 +9,9 @@
 //   while the update waited in flight;
 // - an objective naming a category (the API takes categories by name) does not
 //   make the service create a category with the old name when the category's
-//   rename reached the service but its answer was lost.
+//   rename reached the service but its answer was lost;
+// - a doc-epic link whose answer was lost is not cancelled by an unlink made
+//   meanwhile (the service may have the link).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { v3 } from '../service.ts'
 import { outboxRecords, outboxStatus } from '../../src-renderer/src/data/outbox/index.ts'
@@ -29,6 +31,26 @@ afterEach(() => kit.close())
 
 const docsTitled = async (title: string) =>
   ((await v3(kit.service, kit.service.tokens.admin).get('/documents')).body as { id: string; title: string }[]).filter((d) => d.title === title)
+
+describe('a link whose request may have reached the service, its answer lost', () => {
+  it('is not cancelled by an unlink made meanwhile: the unlink goes after it, and the doc is unlinked', async () => {
+    const { db, service } = kit
+    const [doc] = await db.docs.toArray()
+    const linked = new Set((await db.docEpics.where('doc_id').equals(doc.id).toArray()).map((l) => l.epic_id))
+    const epic = (await db.epics.toArray()).find((e) => !linked.has(e.id))!
+    await actionsFor(db, offline(kit.transport)).linkDocToEpic(doc.id, epic.id)
+    // The link is made, and every answer lost on the way back (the PUT is retried, then given up on).
+    service.setFaults({ dropAfterCommitRate: 1 })
+    await replayFast(db, kit.transport, { backoff: { attempts: 1 } })
+    service.setFaults({ dropAfterCommitRate: 0 })
+    const admin = v3(service, service.tokens.admin)
+    expect(((await admin.get(`/documents/${doc.id}/epics`)).body as { id: number }[]).map((e) => e.id)).toContain(epic.id)
+    await actionsFor(db, offline(kit.transport)).unlinkDocFromEpic(doc.id, epic.id)
+    await replayFast(db, kit.transport)
+    expect(await outboxStatus(db)).toMatchObject({ pending: 0, conflicts: 0, failed: 0 })
+    expect(((await admin.get(`/documents/${doc.id}/epics`)).body as { id: number }[]).map((e) => e.id)).not.toContain(epic.id)
+  })
+})
 
 describe('docs whose markdown the service rewrites', () => {
   it('a create whose answer was lost is found again, not sent twice', async () => {

@@ -47,6 +47,8 @@ export const RESTORED_KEY = 'outbox:restored'
 export interface JournalMark {
   epoch: string
   upTo: number
+  /** Entries kept in the journal only (storage was full) that a restore has queued since: the cache holds them too. */
+  taken?: number[]
 }
 
 export interface Restored {
@@ -79,11 +81,13 @@ export function journalIdsOf(records: readonly Pick<OutboxRecord, 'journal'>[]):
  * follows this journal already (restore.ts made them agree) moves its mark: a new cache's first write must not
  * pass for having applied what came before it (a write made before the start's restore ran).
  */
-export async function noteApplied(db: OutpostDb, epoch: string, ids: number[], options: { follow?: boolean } = {}): Promise<void> {
+export async function noteApplied(db: OutpostDb, epoch: string, ids: number[], options: { follow?: boolean; taken?: number[] } = {}): Promise<void> {
   const mark = (await db.meta.get(JOURNAL_KEY))?.value as JournalMark | undefined
-  if (mark?.epoch !== epoch && !options.follow) return
-  const upTo = Math.max(...ids, mark?.epoch === epoch ? mark.upTo : 0)
-  await db.meta.put({ key: JOURNAL_KEY, value: { epoch, upTo } satisfies JournalMark })
+  const same = mark?.epoch === epoch
+  if (!same && !options.follow) return
+  const upTo = Math.max(...ids, same ? mark.upTo : 0)
+  const taken = options.taken ?? (same ? mark.taken : undefined)
+  await db.meta.put({ key: JOURNAL_KEY, value: { epoch, upTo, ...(taken && taken.length > 0 && { taken }) } satisfies JournalMark })
 }
 
 /**

@@ -541,19 +541,23 @@ class Replayer {
     let done: number[] = []
     const fields = Object.keys(p.conflicts)
     if (fields.length > 0) {
+      const narrowed = Object.keys(cur.payload).length > fields.length
       cur.state = 'conflict'
       cur.payload = Object.fromEntries(fields.map((f) => [f, cur.payload[f]]))
       cur.base = Object.fromEntries(fields.map((f) => [f, cur.base[f]]))
       const theirsUpdatedAt = (row?.updated_at ?? p.theirs?.updated_at) as string | undefined
       cur.conflict = { fields: p.conflicts, at: now, ...(theirsUpdatedAt && { theirsUpdatedAt }) }
       cur.updatedAt = now
+      // The journal keeps what is left of the change: restored whole after a loss, the fields the service has now
+      // would be sent again over what happened to them since (an objective deleted meanwhile, named again).
+      if (narrowed) done = await journalAgain(this.db, this.journal, cur)
       await this.db.outbox.put(cur)
       this.result.conflicts++
     } else {
       await this.db.outbox.delete(cur.seq!)
       done = journalIdsOf([cur])
       const answer = row ?? p.theirs
-      if (answer) await this.rebaseLater(cur.kind, cur.entityId, cur.payload, answer)
+      if (answer) done.push(...(await this.rebaseLater(cur.kind, cur.entityId, cur.payload, answer)))
       this.result.confirmed++
     }
     await rebuildOverlay(this.db, cur.kind, cur.entityId, now)
@@ -565,7 +569,8 @@ class Replayer {
    * their base is a value of mine, it becomes what the service made of it (a doc's markdown comes back in
    * the service's own form), or the service's form of my own change would pass for someone else's.
    */
-  private async rebaseLater(kind: string, entityId: string, mine: Row, row: Row): Promise<void> {
+  private async rebaseLater(kind: string, entityId: string, mine: Row, row: Row): Promise<number[]> {
+    const done: number[] = []
     for (const l of await recordsOf(this.db, kind, entityId)) {
       if (l.state === 'in-flight') continue
       let changed = false
@@ -574,8 +579,12 @@ class Replayer {
         l.base[field] = row[field]
         changed = true
       }
-      if (changed) await this.db.outbox.put(l)
+      if (!changed) continue
+      // So does the journal's copy, or after a loss my own change in the service's form would be a conflict again.
+      done.push(...(await journalAgain(this.db, this.journal, l)))
+      await this.db.outbox.put(l)
     }
+    return done
   }
 
   private async markDeletedElsewhere(r: OutboxRecord): Promise<void> {
@@ -798,8 +807,11 @@ class Replayer {
         if (f.status === 429 || f.status === undefined || f.status >= 500) return this.transient(records, f.status === 429)
         return this.refused(records, f)
       case 'network':
-        // Never left: nothing to look for next time.
-        return this.transient(records, phase === 'send')
+        // Never left, as the gateway says of a create's POST: nothing to look for next time. An idempotent create (a
+        // link's PUT) is said so whether it left or not: it stays in flight and goes again as it is, and an unlink
+        // made meanwhile goes after it rather than cancelling it here while the service may have it.
+        if (phase === 'send') await this.markUnsent(records.filter((r) => !(r.op === 'create' && REQUESTS[r.kind as WritableKind].idempotentCreate)))
+        return this.transient(records, false)
       default:
         // timeout, outcome-unknown: it may have been applied; it stays in flight and is reconciled before it goes again.
         return this.transient(records, false)

@@ -4,7 +4,7 @@
 // those sent before the loss included; what was done with is trimmed.
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { epicsWithExternalId, v3 } from '../../../../testing/service.ts'
+import { epicsWithExternalId, v3, v4 } from '../../../../testing/service.ts'
 import { fileJournal, type FileJournal } from '../../../../testing/journal-kit.ts'
 import { quotaFault } from '../../../../testing/quota.ts'
 import { isStorageFull } from '../storage-full.ts'
@@ -15,7 +15,7 @@ import type { CachedEpic } from '../types.ts'
 import { resolveId } from './ids.ts'
 import { startDataLayer } from '../data-layer.ts'
 import { JOURNAL_KEY, RESTORED_KEY, type OutboxJournal } from './journal.ts'
-import { outboxRecords, outboxStatus } from './records.ts'
+import { outboxRecords, outboxStatus, resolveConflict } from './records.ts'
 import { restoreFromJournal } from './restore.ts'
 import type { LockFn } from '../lock.ts'
 
@@ -210,6 +210,51 @@ describe('the outbox journal', () => {
     expect(names.sort()).toEqual(['Kept while storage was full', 'Queued once there was room'])
     expect((await journal.read()).entries).toEqual([])
     db.close()
+  })
+
+  it('a kept change, once queued, is done with when the user discards it: a later restore does not queue it again', async () => {
+    const db = kit.openDb()
+    const fault = quotaFault(db, { full: true, refused: 0, at: 'commit' })
+    const act = actionsFor(db, offline(kit.transport), { journal })
+    await act.createEpic({ name: 'Kept, then discarded' })
+    fault.full = false
+    expect(await restoreFromJournal(db, journal)).toEqual({ restored: 0, kept: 1, trimmed: 0, journaled: 0 })
+    const [queued] = await outboxRecords(db)
+    // A restore (another window's start) reads the journal just before the user's discard confirms the entry, and
+    // runs its transaction after: it finds the entry open, kept, and in no record.
+    const before = await journal.read()
+    expect(before.entries.map((e) => e.kept)).toEqual([true])
+    await act.discard(queued.seq!)
+    expect(await restoreFromJournal(db, { ...journal, read: async () => before })).toEqual({ restored: 0, kept: 0, trimmed: 1, journaled: 0 })
+    expect(await outboxRecords(db)).toEqual([])
+    expect((await journal.read()).entries).toEqual([])
+    await replayAll(db)
+    const names = ((await v3(kit.service).get('/epics')).body as { name: string }[]).map((e) => e.name)
+    expect(names).not.toContain('Kept, then discarded')
+    db.close()
+  })
+
+  it('a conflict keeps in the journal only what is left of its change: after a loss, fields the service took are not sent again over what happened since', async () => {
+    const { db } = kit
+    const epic = epics[0]
+    const [gone, stays] = await db.objectives.toArray()
+    await actionsFor(db, offline(kit.transport), { journal }).updateEpic(epic.id, { name: 'Mine', objective_ids: [gone.id, stays.id] })
+    // Someone else renames the epic: the objectives go, the name waits for the user.
+    expect((await v4(kit.service, kit.service.tokens.member).patch(`/epics/${epic.id}`, { name: 'Theirs' })).status).toBe(200)
+    expect(await replayFast(db, kit.transport, { journal })).toMatchObject({ conflicts: 1 })
+    // Then the user deletes one of those objectives, and it goes.
+    await actionsFor(db, kit.transport, { journal }).deleteObjective(gone.id)
+    await replayAll(db)
+    const fresh = await wipe(db)
+    expect(await restoreFromJournal(fresh, journal)).toMatchObject({ restored: 1 })
+    expect(await replayFast(fresh, kit.transport, { journal })).toMatchObject({ conflicts: 1, failed: 0 })
+    const [record] = await outboxRecords(fresh, ['conflict'])
+    expect(Object.keys(record.conflict!.fields)).toEqual(['name'])
+    await resolveConflict(fresh, record.seq!, { name: 'mine' }, { journal })
+    await replayAll(fresh)
+    expect(await outboxStatus(fresh)).toMatchObject({ pending: 0, conflicts: 0, failed: 0 })
+    expect((await v3(kit.service).get(`/epics/${epic.id}`)).body).toMatchObject({ name: 'Mine', objective_ids: [stays.id] })
+    fresh.close()
   })
 
   it('a cache that agrees with the journal is restored without waiting for the outbox lock (another window replaying); one that does not takes it', async () => {

@@ -12,7 +12,9 @@
 // - a record no open entry holds (the journal was lost, or the record is older
 //   than the journal) is journaled again;
 // - an entry kept in the journal only (its write found storage full, and the
-//   user was told it is kept) is queued now, whatever the cache applied since.
+//   user was told it is kept) is queued now, whatever the cache applied since;
+//   the cache notes it as taken in, and once no record holds it (sent and
+//   confirmed, or discarded by the user) it is done with like any other.
 // Run again once there is room after such a write (data-layer.ts).
 //
 // What local ids became (confirmed creates) comes back too, so a restored
@@ -74,7 +76,8 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
 
       // In the order the changes were made (one journaled again keeps the place of the one it replaces).
       const missing = state.entries.filter((e) => !held.has(e.id)).sort((a, b) => placeOf(a) - placeOf(b) || a.id - b.id)
-      const restore = missing.filter((e) => !follows || e.id > mark.upTo || e.kept)
+      const taken = new Set(follows ? (mark.taken ?? []) : [])
+      const restore = missing.filter((e) => !follows || e.id > mark.upTo || (e.kept && !taken.has(e.id)))
       const lost = restore.filter((e) => !(follows && e.kept)).length
       done.push(...missing.filter((e) => !restore.includes(e)).map((e) => e.id))
       done.push(...(await requeue(db, restore, state.map)))
@@ -96,7 +99,9 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       }
 
       // The cache follows this journal now, and holds all it has.
-      await noteApplied(db, state.epoch, [state.lastId], { follow: true })
+      const restored = new Set(restore.map((e) => e.id))
+      const kept = state.entries.filter((e) => e.kept && (taken.has(e.id) || restored.has(e.id))).map((e) => e.id)
+      await noteApplied(db, state.epoch, [state.lastId], { follow: true, taken: kept })
       if (lost > 0) await db.meta.put({ key: RESTORED_KEY, value: { count: lost, at: now } satisfies Restored })
       return { restored: lost, kept: restore.length - lost, trimmed: missing.length - restore.length, journaled }
     })
