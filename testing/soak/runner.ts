@@ -25,12 +25,13 @@ import { WriteRefused } from '../../src-renderer/src/data/actions.ts'
 import { OutpostDb } from '../../src-renderer/src/data/db.ts'
 import { fileJournal } from '../journal-kit.ts'
 import { isLocalId, outboxRecords, outboxStatus, resolveId } from '../../src-renderer/src/data/outbox/index.ts'
+import { sameValue } from '../../src-renderer/src/data/outbox/kinds.ts'
 import { mergedDocEpics, mergedLabels, mergedOne } from '../../src-renderer/src/data/overlay.ts'
 import { isBootstrapped } from '../../src-renderer/src/data/sync/index.ts'
 import { StorageFullError } from '../../src-renderer/src/data/storage-full.ts'
 import type { EntityId, EntityKind, OutboxRecord } from '../../src-renderer/src/data/types.ts'
 import { startLife, type KillReason, type Life, type Pace, type Shared } from './client.ts'
-import { linkKey, Model, splitLinkKey, TAG_FIELD, type Entity, type Kind } from './model.ts'
+import { linkKey, Model, REF_FIELDS, splitLinkKey, TAG_FIELD, type Entity, type Kind } from './model.ts'
 import { readServiceState } from './service-state.ts'
 import { verify } from './verify.ts'
 
@@ -230,6 +231,28 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const row = await mergedOne<Record<string, unknown>>(life.db, e.kind, e.ref)
     return row !== undefined && Object.entries(fields).every(([f, v]) => (row[f] ?? false) === v)
   }
+  /**
+   * The fields of a change the screen shows already, as the app compares them: it queues no change of those. The
+   * screen can differ from what the user last asked (a change kept in the journal shows only once there is room), and
+   * the model then keeps what was asked before.
+   */
+  const shownAlready = async (e: Entity, f: Record<string, unknown>): Promise<Set<string>> => {
+    const row = await mergedOne<Record<string, unknown>>(life.db, e.kind, await resolveId(life.db, e.kind, e.ref))
+    const out = new Set<string>()
+    if (!row) return out
+    for (const [field, value] of Object.entries(f)) {
+      const ref = REF_FIELDS[e.kind]?.find((r) => r.field === field)
+      const asked = ref && Array.isArray(value) ? await Promise.all(value.map((v) => resolveId(life.db, ref.kind, v as EntityId))) : value
+      if (sameValue(row[field], asked)) out.add(field)
+    }
+    return out
+  }
+  /** The user asks the app for `f` (`act`); the model takes what of it the app changes (`m` is `f` as the model keeps it). */
+  const updated = async (e: Entity, m: Record<string, unknown>, f: Record<string, unknown>, act: () => Promise<unknown>) => {
+    const same = await shownAlready(e, f)
+    await act()
+    model.update(e, Object.fromEntries(Object.entries(m).filter(([field]) => !same.has(field))))
+  }
   const visibleRefs = async (kind: Kind, max: number) => {
     const out: Entity[] = []
     for (const e of sample(model.live(kind), max)) if (await visible(kind, e.ref)) out.push(e)
@@ -318,8 +341,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         const { f, m } = await epicFields()
         if (chance(0.5)) f.name = m.name = retitled(e, `${phrase(3)} v${int(100)}`)
         if (chance(0.4)) f.description = m.description = phrase(10)
-        await life.actions.updateEpic(e.ref, f)
-        model.update(e, m)
+        await updated(e, m, f, () => life.actions.updateEpic(e.ref, f))
         return 'done'
       },
     },
@@ -379,8 +401,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         const c = pick(model.live('comment'))
         if (!c) return 'skip'
         const text = retitled(c, `${phrase(6)} (edited ${int(100)})`)
-        await life.actions.editComment(c.ref, text)
-        model.update(c, { text })
+        await updated(c, { text }, { text }, () => life.actions.editComment(c.ref, text))
         return 'done'
       },
     },
@@ -420,8 +441,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         const f: Record<string, unknown> = {}
         if (chance(0.5)) f.title = retitled(d, `${phrase(3)} v${int(100)}`)
         if (!f.title || chance(0.5)) f.content_markdown = `## ${phrase(2)}\n\n${phrase(10)}`
-        await life.actions.updateDoc(d.ref, f)
-        model.update(d, f)
+        await updated(d, f, f, () => life.actions.updateDoc(d.ref, f))
         return 'done'
       },
     },
@@ -477,8 +497,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         const fields: Record<string, unknown> = {}
         if (chance(0.5)) fields.name = retitled(f, `renamed ${int(1000)}.txt`)
         if (!fields.name || chance(0.5)) fields.description = chance(0.2) ? null : phrase(4)
-        await life.actions.updateFile(f.ref, fields)
-        model.update(f, { ...fields, ...(fields.description === null && { description: '' }) })
+        await updated(f, { ...fields, ...(fields.description === null && { description: '' }) }, fields, () => life.actions.updateFile(f.ref, fields))
         return 'done'
       },
     },
@@ -508,8 +527,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         if (chance(0.3)) fields.url = `https://example.org/${int(1e6)}`
         if (chance(0.3)) fields.type = pick(['box', 'dropbox', 'google', 'onedrive', 'url'] as const)
         if (Object.keys(fields).length === 0 || chance(0.3)) fields.description = phrase(3)
-        await life.actions.updateLinkedFile(l.ref, fields)
-        model.update(l, fields)
+        await updated(l, fields, fields, () => life.actions.updateLinkedFile(l.ref, fields))
         return 'done'
       },
     },
@@ -536,8 +554,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         if (chance(0.5)) fields.name = retitled(k, `${phrase(2)} v${int(1000)}`)
         if (chance(0.4)) fields.color = chance(0.2) ? null : colour()
         if (Object.keys(fields).length === 0 || chance(0.2)) fields.archived = !k.fields.archived
-        await life.actions.updateCategory(k.ref, fields)
-        model.update(k, fields)
+        await updated(k, fields, fields, () => life.actions.updateCategory(k.ref, fields))
         return 'done'
       },
     },
@@ -573,8 +590,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           f.category_ids = refs(categories)
           m.category_ids = keys(categories)
         }
-        await life.actions.updateObjective(o.ref, f)
-        model.update(o, m)
+        await updated(o, m, f, () => life.actions.updateObjective(o.ref, f))
         return 'done'
       },
     },
@@ -671,8 +687,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const epic = await liveVisible('epic')
       if (!epic) return
       const keys = [...new Set([...(epic.fields.label_ids as string[]), label.key])]
-      await life.actions.updateEpic(epic.ref, { label_ids: keys.map((k) => model.get(k)!.ref) })
-      model.update(epic, { label_ids: keys })
+      const f = { label_ids: keys.map((k) => model.get(k)!.ref) }
+      await updated(epic, { label_ids: keys }, f, () => life.actions.updateEpic(epic.ref, f))
     }
     stats.actions.useLabelAtOnce = (stats.actions.useLabelAtOnce ?? 0) + 1
   }
