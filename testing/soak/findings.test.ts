@@ -9,12 +9,13 @@
 //   while the update waited in flight;
 // - an objective naming a category (the API takes categories by name) does not
 //   make the service create a category with the old name when the category's
-//   rename reached the service but its answer was lost;
+//   rename reached the service but its answer was lost, whichever of the two
+//   was queued first;
 // - a doc-epic link whose answer was lost is not cancelled by an unlink made
 //   meanwhile (the service may have the link).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { v3 } from '../service.ts'
-import { outboxRecords, outboxStatus } from '../../src-renderer/src/data/outbox/index.ts'
+import { outboxRecords, outboxStatus, resolveId } from '../../src-renderer/src/data/outbox/index.ts'
 import { mergedDoc } from '../../src-renderer/src/data/overlay.ts'
 import { actionsFor, fillCache, gated, offline, replayFast, startKit, type Kit } from '../outbox-kit.ts'
 import { TransportError } from '../../src-renderer/src/data/transport.ts'
@@ -178,5 +179,38 @@ describe('an objective naming a category whose rename reached the service unhear
     const categories = (await admin.get('/categories')).body as { id: number; name: string }[]
     expect(categories.filter((c) => c.name === category.name)).toEqual([])
     expect(((await admin.get(`/objectives/${objective.id}`)).body.categories as { id: number }[]).map((c) => c.id)).toEqual([category.id])
+  })
+
+  it('an objective created naming it before the rename, and sent again: it waits until the rename is settled', async () => {
+    const { db } = kit
+    const [category] = await db.categories.toArray()
+    const act = actionsFor(db, offline(kit.transport))
+    const objective = await act.createObjective({ name: 'Named before the rename', description: '', state: 'to do', category_ids: [category.id] })
+    await act.updateCategory(category.id, { name: 'Renamed after' })
+    // The create's first request is lost on its way (it may have left: it is looked for, not found, and sent
+    // again); the rename is applied, and its answer lost on the way back.
+    const tried = new Set<string>()
+    const lossy = {
+      ...kit.transport,
+      call: async <T>(op: Parameters<typeof kit.transport.call>[0], request?: Parameters<typeof kit.transport.call>[1]) => {
+        const first = !tried.has(op)
+        tried.add(op)
+        if (op === 'objectives.create' && first) throw new TransportError({ kind: 'outcome-unknown', message: 'The connection failed.' })
+        const answer = await kit.transport.call<T>(op, request)
+        if (op === 'categories.update' && first) throw new TransportError({ kind: 'timeout', message: 'The answer was lost.' })
+        return answer
+      },
+    }
+    await replayFast(db, lossy)
+    await replayFast(db, kit.transport)
+    await replayFast(db, kit.transport)
+    expect(await outboxStatus(db)).toMatchObject({ pending: 0, conflicts: 0, failed: 0 })
+    const admin = v3(kit.service, kit.service.tokens.admin)
+    const categories = (await admin.get('/categories')).body as { id: number; name: string }[]
+    expect(categories.filter((c) => c.name === category.name)).toEqual([])
+    expect(categories.find((c) => c.id === category.id)?.name).toBe('Renamed after')
+    const made = ((await admin.get('/objectives')).body as { id: number; name: string; categories: { id: number }[] }[]).filter((o) => o.name === 'Named before the rename')
+    expect(made.map((o) => o.categories.map((c) => c.id))).toEqual([[category.id]])
+    expect(String(await resolveId(db, 'objective', objective))).toBe(String(made[0].id))
   })
 })

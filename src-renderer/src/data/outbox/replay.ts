@@ -931,8 +931,8 @@ function parentKeys(r: OutboxRecord): string[] {
  * The records that may go now: the first of their entity still queued, not
  * waiting for a create of something they name (a local id), not a delete of
  * something earlier records still live under, not under something being
- * created or deleted, not naming by name something whose earlier rename may
- * not be in the cache yet; and pending or in flight (failed and conflict
+ * created or deleted, not naming by name something whose rename may not be
+ * in the cache yet (an earlier one, or one in flight); and pending or in flight (failed and conflict
  * records wait for the user, and so does what comes after them).
  */
 export function readyRecords(all: OutboxRecord[]): OutboxRecord[] {
@@ -942,6 +942,8 @@ export function readyRecords(all: OutboxRecord[]): OutboxRecord[] {
   const parentsOfEarlier = new Set<string>()
   const createdOrDeleted = new Set<string>()
   const renaming = new Set<string>()
+  // A rename in flight may be on the service already, its answer unheard, whichever record came first.
+  const renamingNow = new Set(sorted.filter((r) => r.state === 'in-flight' && 'name' in r.payload).map((r) => entityKey(r.kind, r.entityId)))
   const out: OutboxRecord[] = []
   for (const r of sorted) {
     const key = entityKey(r.kind, r.entityId)
@@ -955,7 +957,7 @@ export function readyRecords(all: OutboxRecord[]): OutboxRecord[] {
       (r.op === 'delete' && parentsOfEarlier.has(key)) ||
       parents.some((k) => createdOrDeleted.has(k)) ||
       waitsForCreate ||
-      named.some((id) => renaming.has(entityKey(byName!.kind, id)))
+      named.some((id) => renaming.has(entityKey(byName!.kind, id)) || renamingNow.has(entityKey(byName!.kind, id)))
     if (!waits && (r.state === 'pending' || r.state === 'in-flight')) out.push(r)
     earlier.add(key)
     for (const k of parents) parentsOfEarlier.add(k)
@@ -968,8 +970,9 @@ export function readyRecords(all: OutboxRecord[]): OutboxRecord[] {
 /**
  * Lists a write sends by name, not id: an objective's categories go as `{name}`, and the service takes
  * the category of that name, or makes one. A rename of one of them that may have reached the service
- * before the cache heard of it (in flight), or not yet, goes first: sent with the name the cache has,
- * the list would make the service create a category with the old name.
+ * before the cache heard of it (in flight, whether queued before or after the write), or that was queued
+ * before the write, goes first: sent with the name the cache has, the list would make the service create
+ * a category with the old name.
  */
 const NAMED_BY_NAME: Partial<Record<string, { field: string; kind: WritableKind }>> = {
   objective: { field: 'category_ids', kind: 'category' },
