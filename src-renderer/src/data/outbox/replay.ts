@@ -35,8 +35,8 @@ import { recordProblem } from '../row-checks.ts'
 import { removeFiles } from '../sync/cache.ts'
 import { failureOf, isNotFound, type Transport } from '../transport.ts'
 import { isStorageFull } from '../storage-full.ts'
-import type { EntityId, EntityKind, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
-import { rememberServerId, resolveId } from './ids.ts'
+import type { EntityId, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
+import { rememberServerId } from './ids.ts'
 import { confirmInside, journalAgain, journaledTransaction, journalIdsOf, journalInside, journalRecordOf, JournalUnavailable, type OutboxJournal } from './journal.ts'
 import { isLocalId, localIdsIn, overLimit, replaceId, rowId, sameValue, tableKey, tableOf, type WritableKind } from './kinds.ts'
 import { recordsOf } from './queue.ts'
@@ -292,22 +292,9 @@ class Replayer {
 
   /** The entities these creates made, those the service has (by record seq). */
   private async findCreated(requests: KindRequests, records: OutboxRecord[]): Promise<Map<number, Row>> {
+    if (requests.findMany) return requests.findMany(this.ctx, records)
     const found = new Map<number, Row>()
-    // Confirmed, and what its local id became known since (the journal's, restore.ts), though the cache could not keep
-    // the answer then (its write refused): that entity, read by its id rather than looked for by what it says.
-    const unknown: OutboxRecord[] = []
     for (const r of records) {
-      const id = isLocalId(r.entityId) ? await resolveId(this.db, r.kind as EntityKind, r.entityId) : null
-      const row = id !== null && !isLocalId(id) && requests.fetch ? await requests.fetch(this.ctx, { ...r, entityId: String(id) }).catch(() => null) : null
-      this.checkAbort()
-      if (row) found.set(r.seq!, row)
-      else unknown.push(r)
-    }
-    if (requests.findMany) {
-      for (const [seq, row] of await requests.findMany(this.ctx, unknown)) found.set(seq, row)
-      return found
-    }
-    for (const r of unknown) {
       const row = await requests.find!(this.ctx, r)
       this.checkAbort()
       if (row) found.set(r.seq!, row)
