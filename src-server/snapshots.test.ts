@@ -60,6 +60,11 @@ describe('first-page snapshots', () => {
     expect(count('list_ids')).toBe(1)
     expect((await next(last)).status).toBe(200)
   })
+
+  it('are cleared through an index on their time, not by reading every snapshot at each first page', () => {
+    const plan = service.ctx.db.prepare('EXPLAIN QUERY PLAN DELETE FROM list_snapshots WHERE created_at < ?').all(now) as { detail: string }[]
+    expect(plan.map((p) => p.detail).join('\n')).toMatch(/USING (COVERING )?INDEX list_snapshots_by_time/)
+  })
 })
 
 describe('snapshots taken before the ids were shared', () => {
