@@ -16,6 +16,24 @@ beforeEach(async () => {
 afterEach(async () => kit.close())
 
 describe('dependencies on local ids', () => {
+  it('a comment made offline and deleted once it had replies: the replies stay, as they do on the service', async () => {
+    const { db, service } = kit
+    const act = actionsFor(db, offline(kit.transport))
+    const epic = epics[0].id
+    const comment = await act.createComment(epic, 'Deleted once answered')
+    await act.replyToComment(comment, 'The answer stays')
+    await act.deleteComment(comment)
+    expect((await mergedComments(db, epic)).map((c) => c.text)).toContain('The answer stays')
+    expect((await mergedComments(db, epic)).map((c) => c.text)).not.toContain('Deleted once answered')
+
+    await replayUntilDone(db, kit.transport)
+    expect(await outboxRecords(db)).toEqual([])
+    const threads = (await v3(service).get(`/epics/${epic}/comments`)).body as { text: string; deleted: boolean; comments: { text: string }[] }[]
+    const placeholder = threads.find((t) => t.comments.some((c) => c.text === 'The answer stays'))
+    expect(placeholder).toMatchObject({ deleted: true })
+    expect(threads.some((t) => t.text === 'Deleted once answered')).toBe(false)
+  })
+
   it('comments, replies, health, links and references to entities created offline go once those exist', async () => {
     const { db, service } = kit
     const act = actionsFor(db, offline(kit.transport))

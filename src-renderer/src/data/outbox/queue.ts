@@ -4,7 +4,9 @@
 //                       the first was sent before: it may be on the service
 //                       (an answer lost), and the second goes after it
 //   create + update  -> the create, with the update's fields folded in
-//   create + delete  -> nothing at all (and nothing that depended on the create)
+//   create + delete  -> nothing at all (and nothing that depended on the create),
+//                       but for a comment with replies queued: the replies stay,
+//                       as the service keeps them, so the comment is made and deleted
 //   update + delete  -> the delete
 // Everything here runs inside the caller's transaction (see actions.ts), which
 // also rebuilds the overlay, so the change is visible and durable at once.
@@ -99,6 +101,12 @@ export async function enqueue(db: OutpostDb, rec: NewRecord, now: number, journa
       // What is still waiting for this entity is superseded by its deletion.
       const waiting: OutboxRecord[] = []
       for (let i = same.length - 1; i >= 0 && same[i].state === 'pending'; i--) waiting.unshift(same[i])
+      // A comment's replies outlive it (the service keeps a deleted placeholder holding them): one made here that has
+      // replies queued under it is made all the same and deleted after them, or the replies would go with it.
+      if (waiting.some((r) => r.op === 'create') && (await hasQueuedReplies(db, rec))) {
+        seq = await db.outbox.add(fresh())
+        break
+      }
       for (const r of waiting) await db.outbox.delete(r.seq!)
       removed.push(...waiting)
       if (waiting.some((r) => r.op === 'create')) {
@@ -158,6 +166,12 @@ export async function forgetLocalEntity(db: OutpostDb, localId: string, now: num
   }
   await rebuildOverlays(db, touched, now)
   return removed
+}
+
+/** Whether replies to this comment are queued (made here, not on the service yet). */
+async function hasQueuedReplies(db: OutpostDb, rec: NewRecord): Promise<boolean> {
+  if (rec.kind !== 'comment') return false
+  return (await db.outbox.filter((r) => r.kind === 'comment' && r.op === 'create' && r.params?.parent_id === rec.entityId).count()) > 0
 }
 
 /** Waiting records that live under an entity being deleted (comments on an epic, links of a doc) are pointless now. */
