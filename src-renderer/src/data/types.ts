@@ -310,6 +310,11 @@ export interface OutboxRecord {
   journal?: number[]
   /** Journaled again (fixed, resolved): where among the journal's entries it was first (outbox/journal.ts). */
   journalOrder?: number
+  /**
+   * A create in flight whose answer the journal heard and the cache could not keep: the id it became. Replay's look
+   * takes that entity; until it is confirmed, what names the create waits for it as for any create.
+   */
+  became?: EntityId
   [extra: string]: unknown
 }
 

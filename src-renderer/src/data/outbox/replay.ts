@@ -327,8 +327,8 @@ class Replayer {
       }
       await this.rewriteLocalIds(becomes, now)
       for (const { cur, row, serverId } of settled) {
-        const follow = await this.followCreate(cur, row, serverId, now)
-        done.push(...journalIdsOf([cur]))
+        const { follow, rebased } = await this.followCreate(cur, row, serverId, now)
+        done.push(...journalIdsOf([cur]), ...rebased)
         // Fields that follow as an update are a change of their own in the journal (the create is done with).
         if (follow && this.journal) await this.db.outbox.update(follow.seq!, { journal: await journalInside(this.db, this.journal, [journalRecordOf(follow)]) })
       }
@@ -338,8 +338,11 @@ class Replayer {
     for (const [r] of confirmed) if (r.staged) await this.transport.discard(r.staged.path).catch(() => undefined)
   }
 
-  /** After a confirmed create (inside its transaction): what follows it in the queue, and the overlays. Answers the update that follows, if any. */
-  private async followCreate(cur: OutboxRecord, row: Row, serverId: string, now: number): Promise<OutboxRecord | null> {
+  /**
+   * After a confirmed create (inside its transaction): what follows it in the queue, and the overlays. Answers the
+   * update that follows, if any, and the journal entries of later writes journaled again over the service's answer.
+   */
+  private async followCreate(cur: OutboxRecord, row: Row, serverId: string, now: number): Promise<{ follow: OutboxRecord | null; rebased: number[] }> {
     const kind = cur.kind as WritableKind
     const localId = cur.entityId
     // Fields the create request cannot carry (an epic archived before it was ever sent) follow as an update,
@@ -371,11 +374,11 @@ class Replayer {
     for (const l of later) {
       if (l.baseUpdatedAt === undefined && typeof row.updated_at === 'string') await this.db.outbox.update(l.seq!, { baseUpdatedAt: row.updated_at })
     }
-    await this.rebaseLater(kind, serverId, cur.payload, row)
+    const rebased = await this.rebaseLater(kind, serverId, cur.payload, row)
     await rebuildOverlay(this.db, kind, localId, now)
     await rebuildOverlay(this.db, kind, serverId, now)
     this.result.confirmed++
-    return followed
+    return { follow: followed, rebased }
   }
 
   /** The local ids of confirmed creates become the service's ids in every queued record (and so in every overlay): one pass over the queue. */

@@ -217,7 +217,7 @@ async function oldestUnclaimed<T extends { id: EntityId; created_at: string }>(
 ): Promise<T | null> {
   // What this create's own local id is known to have become (its confirmation heard by the journal, its answer's write
   // refused: restore.ts) is the one.
-  const own = isLocalId(r.entityId) ? String(await resolveId(ctx.db, kind, r.entityId)) : null
+  const own = r.became !== undefined ? String(r.became) : isLocalId(r.entityId) ? String(await resolveId(ctx.db, kind, r.entityId)) : null
   const mine = own !== null && !isLocalId(own) ? list.find((item) => String(item.id) === own) : undefined
   if (mine) return mine
   const claimed = await claimedIds(ctx.db, kind)

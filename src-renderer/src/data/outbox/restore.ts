@@ -87,9 +87,9 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       for (const r of await db.outbox.toArray()) {
         if (recordProblem(r) !== null || journalIdsOf([r]).some((id) => open.has(id))) continue
         // A create the journal holds as confirmed (the cache's write of the answer was refused): what it became is
-        // known, and replay reads that entity rather than looking for it by what it says.
+        // known, and replay's look takes that entity rather than one that says the same.
         const to = r.op === 'create' && isLocalId(r.entityId) ? state.map[r.entityId] : undefined
-        if (to && isLocalId(await resolveId(db, r.kind as EntityKind, r.entityId))) await rememberServerId(db, r.entityId, { kind: to.kind as EntityKind, id: to.id, at: now })
+        if (to) r.became = to.id
         const before = journalIdsOf([r])
         r.journal = await journalInside(db, journal, [journalRecordOf(r)])
         await db.outbox.put(r)
@@ -119,6 +119,11 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
     const recordOf = new Map<number, number>()
     // Creates journaled again (a fixed one) come after what names them.
     const createdLater = new Set(entries.filter((e) => e.record.op === 'create').map((e) => e.record.entityId))
+    // Creates the cache still holds (in flight, their answer's write refused) though the journal knows what they
+    // became: replay confirms them, and rewrites what names them then. Named by what they became now, a restored
+    // change would go before such a create is settled, and what the create leaves to follow (a field its request
+    // cannot carry) would then go after the change and undo it.
+    const unsettled = new Set((await db.outbox.toArray()).filter((r) => r.op === 'create' && isLocalId(r.entityId)).map((r) => r.entityId))
     const inFlight = async (upTo: number) => {
       for (const e of entries) {
         const seq = recordOf.get(e.id)
@@ -141,7 +146,7 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       }
       let rec = e.record as NewRecord
       for (const localId of localIdsIn(rec)) {
-        const to = map[localId]
+        const to = unsettled.has(localId) ? undefined : map[localId]
         if (to) rec = { ...replaceId(rec, localId, to.id as EntityId), entityId: String(replaceId(rec.entityId, localId, to.id as EntityId)) }
       }
       // An update made over the user's own create before the service had it: its base is what the window showed (the
