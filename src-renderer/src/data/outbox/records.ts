@@ -8,7 +8,7 @@ import type { Transport } from '../transport.ts'
 import type { EntityId, OutboxRecord, OutboxState } from '../types.ts'
 import { newLocalId } from './ids.ts'
 import { tableKey, tableOf, UPDATABLE, type WritableKind } from './kinds.ts'
-import { confirmInside, journaledTransaction, journalAgain, journalIdsOf, journalInside, journalRecordOf, type OutboxJournal } from './journal.ts'
+import { journaledTransaction, journalAgain, journalIdsOf, journalInside, journalRecordOf, type OutboxJournal } from './journal.ts'
 import { enqueue, forgetLocalEntity, recordsOf, type NewRecord } from './queue.ts'
 
 export interface OutboxPause {
@@ -63,7 +63,17 @@ export async function setPause(db: OutpostDb, pause: OutboxPause | null): Promis
   else await db.meta.delete(PAUSE_KEY)
 }
 
-const tx = <T>(db: OutpostDb, journal: OutboxJournal | undefined, run: () => Promise<T>) => journaledTransaction(db, journal, () => run())
+/**
+ * A change of queued records by the user, in one transaction. The journal entries it makes pointless (`done`) are
+ * confirmed once it has committed: refused (storage full), the records that hold them are still there, and so must
+ * they be, or a loss of the cache before the next start would lose the change.
+ */
+async function tx<T>(db: OutpostDb, journal: OutboxJournal | undefined, run: (done: number[]) => Promise<T>): Promise<T> {
+  const done: number[] = []
+  const result = await journaledTransaction(db, journal, () => run(done))
+  if (journal && done.length > 0) await journal.confirm(done).catch(() => undefined)
+  return result
+}
 
 async function requireRecord(db: OutpostDb, seq: number): Promise<OutboxRecord> {
   const r = await db.outbox.get(seq)
@@ -82,7 +92,7 @@ export async function retryRecord(
   clock: () => number = Date.now,
   journal?: OutboxJournal,
 ): Promise<void> {
-  await tx(db, journal, async () => {
+  await tx(db, journal, async (done) => {
     const r = await requireRecord(db, seq)
     if (r.state !== 'failed') throw new Error(`Change #${seq} has not failed (it is ${r.state}).`)
     if (editedPayload) {
@@ -101,10 +111,9 @@ export async function retryRecord(
     delete r.error
     r.updatedAt = clock()
     // Fixed by the user: the journal keeps the change as it is now.
-    const before = editedPayload ? await journalAgain(db, journal, r) : []
+    if (editedPayload) done.push(...(await journalAgain(db, journal, r)))
     await db.outbox.put(r)
     await rebuildOverlay(db, r.kind, r.entityId, clock())
-    await confirmInside(journal, before)
   })
 }
 
@@ -119,7 +128,7 @@ export async function discardRecord(
   options: { transport?: Pick<Transport, 'discard'>; clock?: () => number; journal?: OutboxJournal } = {},
 ): Promise<OutboxRecord[]> {
   const clock = options.clock ?? Date.now
-  const removed = await tx(db, options.journal, async () => {
+  const removed = await tx(db, options.journal, async (done) => {
     const r = await requireRecord(db, seq)
     if (r.state === 'in-flight') throw new Error(`Change #${seq} is being sent; it can be discarded if it fails.`)
     await db.outbox.delete(seq)
@@ -127,7 +136,7 @@ export async function discardRecord(
     if (r.op === 'create') dropped.push(...(await forgetLocalEntity(db, r.entityId, clock())))
     // A record that was not what Outpost writes (problems.ts) has no overlay to rebuild.
     await rebuildOverlays(db, dropped.filter((d) => recordProblem(d) === null), clock())
-    await confirmInside(options.journal, journalIdsOf(dropped))
+    done.push(...journalIdsOf(dropped))
     return dropped
   })
   for (const r of removed) if (r.staged) await options.transport?.discard(r.staged.path).catch(() => undefined)
@@ -151,9 +160,8 @@ export async function resolveConflict(
   const clock = options.clock ?? Date.now
   const uuid = options.uuid ?? (() => crypto.randomUUID())
   const { journal } = options
-  // The journal entries the resolution made pointless, confirmed once it committed.
-  const done: number[] = []
-  return tx(db, journal, async () => {
+  // The journal entries the resolution makes pointless are confirmed once it committed.
+  return tx(db, journal, async (done) => {
     const r = await requireRecord(db, seq)
     if (r.state !== 'conflict' || !r.conflict) throw new Error(`Change #${seq} is not in conflict.`)
     const now = clock()
@@ -169,10 +177,7 @@ export async function resolveConflict(
       }
       await tableOf(db, r.kind).delete(tableKey(r.kind, r.entityId) as never)
       await rebuildOverlay(db, r.kind, r.entityId, now)
-      if (choice === 'theirs' || !seen) {
-        await confirmInside(journal, done)
-        return {}
-      }
+      if (choice === 'theirs' || !seen) return {}
       const kind = r.kind as WritableKind
       const fields = Object.fromEntries(
         UPDATABLE[kind].filter((f) => seen[f] !== undefined && seen[f] !== null).map((f) => [f, { ...seen, ...r.payload }[f]]),
@@ -181,7 +186,6 @@ export async function resolveConflict(
       const localId = newLocalId(() => uid)
       const again: NewRecord = { kind, entityId: localId, op: 'create', payload: fields, params: r.params, externalId: `outpost-${uid}` }
       await enqueue(db, again, now, journal ? await journalInside(db, journal, [journalRecordOf(again)]) : [])
-      await confirmInside(journal, done)
       return { recreatedAs: localId }
     }
 
@@ -212,7 +216,6 @@ export async function resolveConflict(
       await db.outbox.put(r)
     }
     await rebuildOverlay(db, r.kind, r.entityId, now)
-    await confirmInside(journal, done)
     return {}
   })
 }

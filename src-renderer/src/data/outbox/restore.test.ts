@@ -237,6 +237,27 @@ describe('the outbox journal', () => {
 
   it('so does a change made once the next start knows from the journal what such a create became', () => archivedThenNot(false))
 
+  it('a fix of a failed change refused for storage full leaves the change in the journal: a loss of the cache then loses nothing', async () => {
+    const db = kit.openDb()
+    const fault = quotaFault(db, { full: false, refused: 0, at: 'commit' })
+    const act = actionsFor(db, offline(kit.transport), { journal })
+    await act.createLabel({ name: 'Taken meanwhile' })
+    expect((await v3(kit.service, kit.service.tokens.member).post('/labels', { name: 'Taken meanwhile' })).status).toBe(201)
+    await replayAll(db)
+    const [failed] = await outboxRecords(db, ['failed'])
+    // The user renames it and sends it again while storage is full: refused, and told so.
+    fault.full = true
+    await expect(act.retry(failed.seq!, { name: 'Mine instead' })).rejects.toSatisfy(isStorageFull)
+    fault.full = false
+    expect((await journal.read()).entries.map((e) => e.record.payload.name)).toEqual(['Taken meanwhile'])
+    // The browser's storage is then lost: the change comes back from the journal, as it was, failed again.
+    const fresh = await wipe(db)
+    await restoreFromJournal(fresh, journal)
+    await replayAll(fresh)
+    expect((await outboxRecords(fresh, ['failed'])).map((r) => r.payload.name)).toEqual(['Taken meanwhile'])
+    fresh.close()
+  })
+
   it('a change kept in the journal only (storage full) is queued at the next restore, after later writes too, and is not told as a lost cache', async () => {
     const db = kit.openDb()
     const fault = quotaFault(db, { full: true, refused: 0, at: 'commit' })
