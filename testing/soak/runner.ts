@@ -720,8 +720,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const choice = chance(0.5) ? 'mine' : 'theirs'
     const theirs = r.conflict!.fields[field].theirs
     await life.actions.resolveConflict(r.seq!, choice)
-    // A later write of the same field (queued after this one met the conflict) is what the service ends with.
-    const later = (await outboxRecords(life.db)).some((x) => x.seq! > r.seq! && x.kind === r.kind && x.entityId === r.entityId && field in x.payload)
+    // A later write of the same field (queued after this one met the conflict, or kept in the journal while storage
+    // was full, to be queued once there is room) is what the service ends with.
+    const writes = (kind: string, entityId: string, payload: Record<string, unknown>) => kind === r.kind && entityId === r.entityId && field in payload
+    const later =
+      (await outboxRecords(life.db)).some((x) => x.seq! > r.seq! && writes(x.kind, x.entityId, x.payload)) ||
+      (await shared.journal.read()).entries.some((x) => x.kept === true && writes(x.record.kind, x.record.entityId, x.record.payload))
     if (choice === 'theirs' && !later) model.update(e, { [field]: theirs })
     stats.resolved[choice]++
   }
