@@ -258,6 +258,25 @@ describe('the outbox journal', () => {
     fresh.close()
   })
 
+  it('a change journaled again at start (its answer heard, the cache’s write refused) keeps its place: after a loss it does not undo a later one', async () => {
+    const db = kit.openDb()
+    const fault = quotaFault(db, { full: false, refused: 0, at: 'commit', tables: ['epics'] })
+    const act = actionsFor(db, offline(kit.transport), { journal })
+    await act.archiveEpic(epics[0].id)
+    fault.full = true
+    await expect(replayFast(db, kit.transport, { journal })).rejects.toSatisfy(isStorageFull)
+    fault.full = false
+    // Answered (the journal heard it), still in flight in the cache; the user changes their mind.
+    await act.unarchiveEpic(epics[0].id)
+    expect(await restoreFromJournal(db, journal)).toMatchObject({ journaled: 1 })
+    const fresh = await wipe(db)
+    await restoreFromJournal(fresh, journal)
+    await replayAll(fresh)
+    expect((await v3(kit.service).get(`/epics/${epics[0].id}`)).body.archived).toBe(false)
+    expect((await journal.read()).entries).toEqual([])
+    fresh.close()
+  })
+
   it('a change kept in the journal only (storage full) is queued at the next restore, after later writes too, and is not told as a lost cache', async () => {
     const db = kit.openDb()
     const fault = quotaFault(db, { full: true, refused: 0, at: 'commit' })

@@ -20,14 +20,13 @@
 // What local ids became (confirmed creates) comes back too, so a restored
 // write naming one goes to the right entity. The number restored is kept in
 // `meta` for the window to tell the user.
-import Dexie from 'dexie'
 import type { JournalEntry } from '../../../../src-shared/ipc.ts'
 import type { OutpostDb } from '../db.ts'
 import { outboxLockName, platformLock, type LockFn } from '../lock.ts'
 import { recordProblem } from '../row-checks.ts'
 import type { EntityId, EntityKind } from '../types.ts'
 import { rememberServerId, resolveId } from './ids.ts'
-import { JOURNAL_KEY, journaledTransaction, journalIdsOf, journalInside, journalRecordOf, noteApplied, RESTORED_KEY, type JournalMark, type OutboxJournal, type Restored } from './journal.ts'
+import { JOURNAL_KEY, journalAgain, journaledTransaction, journalIdsOf, noteApplied, RESTORED_KEY, type JournalMark, type OutboxJournal, type Restored } from './journal.ts'
 import { isLocalId, localIdsIn, replaceId } from './kinds.ts'
 import { enqueue, forgetLocalEntity, type NewRecord } from './queue.ts'
 
@@ -49,6 +48,13 @@ export interface RestoreResult {
 
 /** Where an entry goes among the others: its own id, or that of the entry it was journaled again in place of. */
 const placeOf = (e: JournalEntry) => e.record.order ?? e.id
+
+/**
+ * When an entry went, among the others. One journaled again in flight (marked sent as it was appended) went at its
+ * place: it was on its way when what comes after that place was queued (else that would have merged into it).
+ */
+const sentPlaceOf = (e: JournalEntry) =>
+  e.sentAfter !== undefined && e.record.order !== undefined && e.sentAfter <= e.id ? e.record.order : e.sentAfter
 
 export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, options: RestoreOptions = {}): Promise<RestoreResult> {
   const clock = options.clock ?? Date.now
@@ -90,11 +96,9 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
         // known, and replay's look takes that entity rather than one that says the same.
         const to = r.op === 'create' && isLocalId(r.entityId) ? state.map[r.entityId] : undefined
         if (to) r.became = to.id
-        const before = journalIdsOf([r])
-        r.journal = await journalInside(db, journal, [journalRecordOf(r)])
+        // In the place of the entries it held: restored after a later change of the same field, it would undo it.
+        done.push(...(await journalAgain(db, journal, r)))
         await db.outbox.put(r)
-        if (r.state === 'in-flight') await Dexie.waitFor(journal.sent(r.journal))
-        done.push(...before)
         journaled++
       }
 
@@ -127,7 +131,8 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
     const inFlight = async (upTo: number) => {
       for (const e of entries) {
         const seq = recordOf.get(e.id)
-        if (e.sentAfter === undefined || e.sentAfter >= upTo || seq === undefined) continue
+        const sent = sentPlaceOf(e)
+        if (sent === undefined || sent >= upTo || seq === undefined) continue
         recordOf.delete(e.id)
         const r = await db.outbox.get(seq)
         // Gone meanwhile (cancelled by a later entry), or merged into a record already in flight.
