@@ -131,6 +131,8 @@ class Replayer {
   private readonly bulkSize: number
   private readonly ctx: RequestContext
   private readonly journal?: OutboxJournal
+  /** Inside a write: journal entries of records journaled again in it, confirmed once it committed. */
+  private replaced?: number[]
   private readonly result: ReplayResult = { confirmed: 0, failed: 0, conflicts: 0, remaining: 0 }
   private failuresInARow = 0
   /** Records that failed for want of time (network, 5xx, 429) since the last backoff. */
@@ -327,8 +329,8 @@ class Replayer {
       }
       await this.rewriteLocalIds(becomes, now)
       for (const { cur, row, serverId } of settled) {
-        const { follow, rebased } = await this.followCreate(cur, row, serverId, now)
-        done.push(...journalIdsOf([cur]), ...rebased)
+        const follow = await this.followCreate(cur, row, serverId, now)
+        done.push(...journalIdsOf([cur]))
         // Fields that follow as an update are a change of their own in the journal (the create is done with).
         if (follow && this.journal) await this.db.outbox.update(follow.seq!, { journal: await journalInside(this.db, this.journal, [journalRecordOf(follow)]) })
       }
@@ -338,11 +340,8 @@ class Replayer {
     for (const [r] of confirmed) if (r.staged) await this.transport.discard(r.staged.path).catch(() => undefined)
   }
 
-  /**
-   * After a confirmed create (inside its transaction): what follows it in the queue, and the overlays. Answers the
-   * update that follows, if any, and the journal entries of later writes journaled again over the service's answer.
-   */
-  private async followCreate(cur: OutboxRecord, row: Row, serverId: string, now: number): Promise<{ follow: OutboxRecord | null; rebased: number[] }> {
+  /** After a confirmed create (inside its transaction): what follows it in the queue, and the overlays. Answers the update that follows, if any. */
+  private async followCreate(cur: OutboxRecord, row: Row, serverId: string, now: number): Promise<OutboxRecord | null> {
     const kind = cur.kind as WritableKind
     const localId = cur.entityId
     // Fields the create request cannot carry (an epic archived before it was ever sent) follow as an update,
@@ -374,11 +373,11 @@ class Replayer {
     for (const l of later) {
       if (l.baseUpdatedAt === undefined && typeof row.updated_at === 'string') await this.db.outbox.update(l.seq!, { baseUpdatedAt: row.updated_at })
     }
-    const rebased = await this.rebaseLater(kind, serverId, cur.payload, row)
+    await this.rebaseLater(kind, serverId, cur.payload, row)
     await rebuildOverlay(this.db, kind, localId, now)
     await rebuildOverlay(this.db, kind, serverId, now)
     this.result.confirmed++
-    return { follow: followed, rebased }
+    return followed
   }
 
   /** The local ids of confirmed creates become the service's ids in every queued record (and so in every overlay): one pass over the queue. */
@@ -540,14 +539,14 @@ class Replayer {
       cur.updatedAt = now
       // The journal keeps what is left of the change: restored whole after a loss, the fields the service has now
       // would be sent again over what happened to them since (an objective deleted meanwhile, named again).
-      if (narrowed) done = await journalAgain(this.db, this.journal, cur)
+      if (narrowed) await this.journalAgain(cur)
       await this.db.outbox.put(cur)
       this.result.conflicts++
     } else {
       await this.db.outbox.delete(cur.seq!)
       done = journalIdsOf([cur])
       const answer = row ?? p.theirs
-      if (answer) done.push(...(await this.rebaseLater(cur.kind, cur.entityId, cur.payload, answer)))
+      if (answer) await this.rebaseLater(cur.kind, cur.entityId, cur.payload, answer)
       this.result.confirmed++
     }
     await rebuildOverlay(this.db, cur.kind, cur.entityId, now)
@@ -559,8 +558,7 @@ class Replayer {
    * their base is a value of mine, it becomes what the service made of it (a doc's markdown comes back in
    * the service's own form), or the service's form of my own change would pass for someone else's.
    */
-  private async rebaseLater(kind: string, entityId: string, mine: Row, row: Row): Promise<number[]> {
-    const done: number[] = []
+  private async rebaseLater(kind: string, entityId: string, mine: Row, row: Row): Promise<void> {
     for (const l of await recordsOf(this.db, kind, entityId)) {
       if (l.state === 'in-flight') continue
       let changed = false
@@ -571,10 +569,9 @@ class Replayer {
       }
       if (!changed) continue
       // So does the journal's copy, or after a loss my own change in the service's form would be a conflict again.
-      done.push(...(await journalAgain(this.db, this.journal, l)))
+      await this.journalAgain(l)
       await this.db.outbox.put(l)
     }
-    return done
   }
 
   private async markDeletedElsewhere(r: OutboxRecord): Promise<void> {
@@ -683,7 +680,6 @@ class Replayer {
   private async forgetInRecords(kind: WritableKind, field: string, id: EntityId): Promise<void> {
     const now = this.clock()
     const touched: OutboxRecord[] = []
-    const done: number[] = []
     for (const r of await this.db.outbox.toArray()) {
       // In-flight ones too (one sent before a kill, waiting to be reconciled): their base and mine are read
       // again before they are compared or sent, and the service took the id out of what they wrote as well.
@@ -698,11 +694,10 @@ class Replayer {
       }
       if (!changed) continue
       // The journal keeps the change as it goes now (restored as it was, its base would meet the deletion as a conflict).
-      done.push(...(await journalAgain(this.db, this.journal, r)))
+      await this.journalAgain(r)
       await this.db.outbox.put(r)
       touched.push(r)
     }
-    await confirmInside(this.journal, done)
     await rebuildOverlays(this.db, touched, now)
   }
 
@@ -865,9 +860,31 @@ class Replayer {
     if (this.signal?.aborted) throw new Aborted('Replay was stopped.')
   }
 
-  private write<T>(run: () => Promise<T>): Promise<T> {
+  private async write<T>(run: () => Promise<T>): Promise<T> {
     this.checkAbort()
-    return journaledTransaction(this.db, this.journal, () => run())
+    if (this.replaced) return journaledTransaction(this.db, this.journal, () => run())
+    const replaced: number[] = []
+    this.replaced = replaced
+    let result: T
+    try {
+      result = await journaledTransaction(this.db, this.journal, () => run())
+    } finally {
+      this.replaced = undefined
+    }
+    // A crash before this leaves both versions open, and a loss of the cache then merges them; confirmed before the
+    // commit, a refused commit (storage full) would leave the journal with neither.
+    if (this.journal && replaced.length > 0) await this.journal.confirm(replaced).catch(() => undefined)
+    return result
+  }
+
+  /**
+   * Inside a write: a record journaled again as it is now (narrowed, rebased, an id taken out of it); the entries it
+   * replaces are confirmed once the write committed.
+   */
+  private async journalAgain(r: OutboxRecord): Promise<void> {
+    const before = await journalAgain(this.db, this.journal, r)
+    if (this.replaced) this.replaced.push(...before)
+    else await confirmInside(this.journal, before)
   }
 }
 

@@ -340,6 +340,27 @@ describe('the outbox journal', () => {
     fresh.close()
   })
 
+  it('a conflict whose write the cache refused (storage full) leaves the change in the journal: a loss before the next start loses nothing', async () => {
+    const db = kit.openDb()
+    const epic = epics[0]
+    const fault = quotaFault(db, { full: false, refused: 0, at: 'commit', tables: ['epics'] })
+    await actionsFor(db, offline(kit.transport), { journal }).updateEpic(epic.id, { name: 'Mine', description: 'Also mine' })
+    expect((await v4(kit.service, kit.service.tokens.member).patch(`/epics/${epic.id}`, { name: 'Theirs' })).status).toBe(200)
+    // The description goes; the name meets the conflict, and the cache cannot write what replay made of it.
+    fault.full = true
+    await expect(replayFast(db, kit.transport, { journal })).rejects.toSatisfy(isStorageFull)
+    fault.full = false
+    expect((await journal.read()).entries.map((e) => e.record.payload.name)).toContain('Mine')
+    // The browser's storage is lost before the next start.
+    const fresh = await wipe(db)
+    await restoreFromJournal(fresh, journal)
+    await replayAll(fresh)
+    const [record] = await outboxRecords(fresh, ['conflict'])
+    expect(record.conflict?.fields.name).toMatchObject({ mine: 'Mine', theirs: 'Theirs' })
+    expect((await v3(kit.service).get(`/epics/${epic.id}`)).body.description).toBe('Also mine')
+    fresh.close()
+  })
+
   it('a cache that agrees with the journal is restored without waiting for the outbox lock (another window replaying); one that does not takes it', async () => {
     await actionsFor(kit.db, offline(kit.transport), { journal }).updateEpic(epics[0].id, { name: 'Queued in this cache' })
     const asked: string[] = []
