@@ -151,24 +151,22 @@ export function outboxActions(options: ActionsOptions) {
     if (options.ready) await settledWithin(options.ready(), READY_WAIT_MS)
     // What the transaction made of the change before its commit was refused (a browser refuses at the commit).
     let ran = undefined as { result: T } | undefined
-    /** Entries left with nothing to send: the records the change made pointless, and its own when it cancelled out. */
-    let done: number[] = []
     try {
       const { result, enqueued } = await journaledTransaction(
         db,
         options.journal,
-        async (journaled) => {
+        async (journaled, done) => {
           const out = await run()
-          // A create deleted before it went, say. Confirmed once the cache has committed: kept in the journal instead,
-          // the change cancels them again when it is queued; lost with the cache meanwhile, they come back with it.
-          if (out.enqueued) done = [...journalIdsOf(out.enqueued.removed), ...(out.enqueued.seq === undefined ? journaled : [])]
+          // Entries left with nothing to send: the records the change made pointless (a create deleted before it went),
+          // and its own when it cancelled out. Confirmed once the cache has committed: kept in the journal instead, the
+          // change cancels them again when it is queued; lost with the cache meanwhile, they come back with it.
+          if (out.enqueued) done.push(...journalIdsOf(out.enqueued.removed), ...(out.enqueued.seq === undefined ? journaled : []))
           ran = out
           return out
         },
         // Kept only whole: refused before the transaction had made all of the change, it is not made at all.
         { keep: (error) => isQuotaError(error) && ran !== undefined },
       )
-      if (done.length > 0) await options.journal?.confirm(done).catch(() => undefined)
       for (const r of enqueued?.removed ?? []) if (r.staged) await transport.discard(r.staged.path).catch(() => undefined)
       return result
     } catch (error) {

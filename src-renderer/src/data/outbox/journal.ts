@@ -113,20 +113,26 @@ const appendedIn = new WeakMap<object, number[]>()
  * A transaction over the cache that may append to the journal: what it appended is withdrawn when it does not
  * commit (a write refused), or a later start would take it for a change the cache lost; unless `keep` says the
  * failure is one to keep it through (storage full): then it stays, marked kept (restore.ts queues it once there is
- * room), and KeptInJournal is thrown. `scope` gets the list of what it appended so far.
+ * room), and KeptInJournal is thrown. `scope` gets the list of what it appended so far, and a list to fill with
+ * entries the transaction makes pointless without completing them (a change rewritten, discarded, cancelled): those
+ * are confirmed once it has committed. Refused, the records that hold them are still there, and so must they be, or a
+ * loss of the cache before the next start would lose the change; a crash between the two leaves them open with
+ * nothing holding them, which the next start trims (restore.ts).
  */
 export async function journaledTransaction<T>(
   db: OutpostDb,
   journal: OutboxJournal | undefined,
-  scope: (appended: number[]) => Promise<T>,
+  scope: (appended: number[], done: number[]) => Promise<T>,
   options: { keep?: (error: unknown) => boolean } = {},
 ): Promise<T> {
   const appended: number[] = []
+  const done: number[] = []
+  let result: T
   try {
     // Dexie keeps the transaction open across awaits only inside an async scope function.
-    return await db.transaction('rw', db.tables, async (tx) => {
+    result = await db.transaction('rw', db.tables, async (tx) => {
       appendedIn.set(tx, appended)
-      return scope(appended)
+      return scope(appended, done)
     })
   } catch (error) {
     if (journal && appended.length > 0 && options.keep?.(error)) {
@@ -139,6 +145,8 @@ export async function journaledTransaction<T>(
     await withdraw(journal, appended)
     throw error
   }
+  if (journal && done.length > 0) await journal.confirm(done).catch(() => undefined)
+  return result
 }
 
 /** A write the cache refused, kept in the journal (journaledTransaction's `keep`): it is made once there is room. */

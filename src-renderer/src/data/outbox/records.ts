@@ -63,17 +63,9 @@ export async function setPause(db: OutpostDb, pause: OutboxPause | null): Promis
   else await db.meta.delete(PAUSE_KEY)
 }
 
-/**
- * A change of queued records by the user, in one transaction. The journal entries it makes pointless (`done`) are
- * confirmed once it has committed: refused (storage full), the records that hold them are still there, and so must
- * they be, or a loss of the cache before the next start would lose the change.
- */
-async function tx<T>(db: OutpostDb, journal: OutboxJournal | undefined, run: (done: number[]) => Promise<T>): Promise<T> {
-  const done: number[] = []
-  const result = await journaledTransaction(db, journal, () => run(done))
-  if (journal && done.length > 0) await journal.confirm(done).catch(() => undefined)
-  return result
-}
+/** A change of queued records by the user, in one transaction; the journal entries it makes pointless (`done`) are confirmed once it committed. */
+const tx = <T>(db: OutpostDb, journal: OutboxJournal | undefined, run: (done: number[]) => Promise<T>) =>
+  journaledTransaction(db, journal, (_appended, done) => run(done))
 
 async function requireRecord(db: OutpostDb, seq: number): Promise<OutboxRecord> {
   const r = await db.outbox.get(seq)

@@ -131,7 +131,7 @@ class Replayer {
   private readonly bulkSize: number
   private readonly ctx: RequestContext
   private readonly journal?: OutboxJournal
-  /** Inside a write: journal entries of records journaled again in it, confirmed once it committed. */
+  /** Inside a write: the journal entries of records journaled again in it, confirmed once it committed. */
   private replaced?: number[]
   private readonly result: ReplayResult = { confirmed: 0, failed: 0, conflicts: 0, remaining: 0 }
   private failuresInARow = 0
@@ -860,21 +860,18 @@ class Replayer {
     if (this.signal?.aborted) throw new Aborted('Replay was stopped.')
   }
 
-  private async write<T>(run: () => Promise<T>): Promise<T> {
+  private write<T>(run: () => Promise<T>): Promise<T> {
     this.checkAbort()
-    if (this.replaced) return journaledTransaction(this.db, this.journal, () => run())
-    const replaced: number[] = []
-    this.replaced = replaced
-    let result: T
-    try {
-      result = await journaledTransaction(this.db, this.journal, () => run())
-    } finally {
-      this.replaced = undefined
-    }
-    // A crash before this leaves both versions open, and a loss of the cache then merges them; confirmed before the
-    // commit, a refused commit (storage full) would leave the journal with neither.
-    if (this.journal && replaced.length > 0) await this.journal.confirm(replaced).catch(() => undefined)
-    return result
+    return journaledTransaction(this.db, this.journal, async (_appended, done) => {
+      // A write inside another confirms with the outer one, which is the one that commits.
+      const outer = this.replaced
+      this.replaced ??= done
+      try {
+        return await run()
+      } finally {
+        this.replaced = outer
+      }
+    })
   }
 
   /**
@@ -882,9 +879,7 @@ class Replayer {
    * replaces are confirmed once the write committed.
    */
   private async journalAgain(r: OutboxRecord): Promise<void> {
-    const before = await journalAgain(this.db, this.journal, r)
-    if (this.replaced) this.replaced.push(...before)
-    else await confirmInside(this.journal, before)
+    this.replaced!.push(...(await journalAgain(this.db, this.journal, r)))
   }
 }
 

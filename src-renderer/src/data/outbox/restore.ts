@@ -65,8 +65,8 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
   return lock(outboxLockName(db.name), async () => {
     const state = await journal.read()
     const now = clock()
-    const done: number[] = []
-    const result = await journaledTransaction(db, journal, async () => {
+    // Entries done with (trimmed, cancelled, journaled again) are confirmed once the restore committed.
+    return journaledTransaction(db, journal, async (_appended, done) => {
       const mark = (await db.meta.get(JOURNAL_KEY))?.value as JournalMark | undefined
       const follows = mark?.epoch === state.epoch
       const records = (await db.outbox.toArray()).filter((r) => recordProblem(r) === null)
@@ -109,8 +109,6 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       if (lost > 0) await db.meta.put({ key: RESTORED_KEY, value: { count: lost, at: now } satisfies Restored })
       return { restored: lost, kept: restore.length - lost, trimmed: missing.length - restore.length, journaled }
     })
-    if (done.length > 0) await journal.confirm(done).catch(() => undefined)
-    return result
   })
 
   /**
