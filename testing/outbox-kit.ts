@@ -148,6 +148,19 @@ export function offline(t: Transport): Transport {
   return { ...t, call: fail, upload: fail, download: fail }
 }
 
+/** A transport whose first call of one operation fails so (the service unreachable, or slow, for it once). */
+export function failingOnce(t: Transport, op: OperationName, failure: ConstructorParameters<typeof TransportError>[0]): Transport {
+  let failed = false
+  return {
+    ...t,
+    call: (name, request) => {
+      if (name !== op || failed) return t.call(name, request)
+      failed = true
+      return Promise.reject(new TransportError(failure))
+    },
+  }
+}
+
 /** Counts the operations sent through a transport. */
 export function counting(t: Transport): Transport & { counts: Map<string, number>; total(): number } {
   const counts = new Map<string, number>()

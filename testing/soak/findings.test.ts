@@ -17,7 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { v3 } from '../service.ts'
 import { outboxRecords, outboxStatus, resolveId } from '../../src-renderer/src/data/outbox/index.ts'
 import { mergedDoc } from '../../src-renderer/src/data/overlay.ts'
-import { actionsFor, fillCache, gated, offline, replayFast, startKit, type Kit } from '../outbox-kit.ts'
+import { actionsFor, failingOnce, fillCache, gated, offline, replayFast, startKit, type Kit } from '../outbox-kit.ts'
 import { TransportError } from '../../src-renderer/src/data/transport.ts'
 
 /** Markdown the service gives back in another form (inline HTML, an escaped backslash). */
@@ -141,13 +141,7 @@ describe('an objective deleted while an epic update naming it waits to be reconc
     await act.updateEpic(epic.id, { objective_ids: [chosen.id] })
     await act.deleteObjective(gone.id)
     // The epic's update cannot be checked at first (its fetch fails): it stays in flight while the deletion goes.
-    let failed = 0
-    const flaky = {
-      ...kit.transport,
-      call: <T>(op: Parameters<typeof kit.transport.call>[0], request?: Parameters<typeof kit.transport.call>[1]) =>
-        op === 'epics.get' && failed++ === 0 ? Promise.reject(new TransportError({ kind: 'timeout', message: 'slow' })) : kit.transport.call<T>(op, request),
-    }
-    await replayFast(db, flaky)
+    await replayFast(db, failingOnce(kit.transport, 'epics.get', { kind: 'timeout', message: 'slow' }))
     await replayFast(db, kit.transport)
     expect(await outboxStatus(db)).toMatchObject({ pending: 0, conflicts: 0, failed: 0 })
     expect((await admin.get(`/epics/${epic.id}`)).body.objective_ids).toEqual([chosen.id])

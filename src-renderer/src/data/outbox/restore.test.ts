@@ -8,7 +8,7 @@ import { epicsWithExternalId, v3, v4 } from '../../../../testing/service.ts'
 import { fileJournal, type FileJournal } from '../../../../testing/journal-kit.ts'
 import { quotaFault } from '../../../../testing/quota.ts'
 import { isStorageFull } from '../storage-full.ts'
-import { actionsFor, fillCache, offline, replayFast, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
+import { actionsFor, failingOnce, fillCache, offline, replayFast, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 import type { OutpostDb } from '../db.ts'
 import { mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
@@ -17,7 +17,6 @@ import { startDataLayer } from '../data-layer.ts'
 import { JOURNAL_KEY, RESTORED_KEY, type OutboxJournal } from './journal.ts'
 import { outboxRecords, outboxStatus, resolveConflict } from './records.ts'
 import { restoreFromJournal } from './restore.ts'
-import { TransportError } from '../transport.ts'
 import type { LockFn } from '../lock.ts'
 
 let kit: Kit
@@ -218,13 +217,7 @@ describe('the outbox journal', () => {
       await act.unarchiveEpic(epic)
     }
     // The look for the create fails once (the service unreachable for it); the pass goes on with what may go.
-    let looked = 0
-    const flaky = {
-      ...kit.transport,
-      call: <T>(op: Parameters<typeof kit.transport.call>[0], request?: Parameters<typeof kit.transport.call>[1]) =>
-        op === 'epics.list' && looked++ === 0 ? Promise.reject(new TransportError({ kind: 'network', message: 'unreachable' })) : kit.transport.call<T>(op, request),
-    }
-    await replayFast(db, flaky, { journal })
+    await replayFast(db, failingOnce(kit.transport, 'epics.list', { kind: 'network', message: 'unreachable' }), { journal })
     await replayAll(db)
     const made = ((await v3(kit.service).get('/epics')).body as { name: string; archived: boolean }[]).filter((e) => e.name === 'Archived, then not')
     expect(made).toEqual([expect.objectContaining({ archived: false })])
