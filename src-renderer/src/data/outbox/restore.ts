@@ -86,7 +86,12 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       const restore = missing.filter((e) => !follows || e.id > mark.upTo || (e.kept && !taken.has(e.id)))
       const lost = restore.filter((e) => !(follows && e.kept)).length
       done.push(...missing.filter((e) => !restore.includes(e)).map((e) => e.id))
-      done.push(...(await requeue(db, restore, state.map)))
+      // Creates the cache still holds (in flight, their answer's write refused) though the journal knows what they
+      // became: replay confirms them, and rewrites what names them then. Named by what they became now, a restored
+      // change would go before such a create is settled, and what the create leaves to follow (a field its request
+      // cannot carry) would then go after the change and undo it.
+      const unsettled = new Set(records.filter((r) => r.op === 'create' && isLocalId(r.entityId)).map((r) => r.entityId))
+      done.push(...(await requeue(db, restore, state.map, unsettled)))
 
       // Records the journal does not hold: on disk again, as they are now.
       let journaled = 0
@@ -115,17 +120,17 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
    * Inside the transaction: the entries queued again in their order, the sent ones put in flight as they were
    * when they went. Answers the entries that cancelled out (nothing left of them to send).
    */
-  async function requeue(db: OutpostDb, entries: JournalEntry[], map: Record<string, { kind: string; id: EntityId }>): Promise<number[]> {
+  async function requeue(
+    db: OutpostDb,
+    entries: JournalEntry[],
+    map: Record<string, { kind: string; id: EntityId }>,
+    unsettled: ReadonlySet<string>,
+  ): Promise<number[]> {
     const cancelled: number[] = []
     /** The record each restored entry went into, until its sent mark is applied. */
     const recordOf = new Map<number, number>()
     // Creates journaled again (a fixed one) come after what names them.
     const createdLater = new Set(entries.filter((e) => e.record.op === 'create').map((e) => e.record.entityId))
-    // Creates the cache still holds (in flight, their answer's write refused) though the journal knows what they
-    // became: replay confirms them, and rewrites what names them then. Named by what they became now, a restored
-    // change would go before such a create is settled, and what the create leaves to follow (a field its request
-    // cannot carry) would then go after the change and undo it.
-    const unsettled = new Set((await db.outbox.toArray()).filter((r) => r.op === 'create' && isLocalId(r.entityId)).map((r) => r.entityId))
     const inFlight = async (upTo: number) => {
       for (const e of entries) {
         const seq = recordOf.get(e.id)
