@@ -130,11 +130,17 @@ test('at 800 × 600 with the panel open, notices stack as one column of one widt
   const panel = await openPendingPanel(page)
   await epicRow(page, epic.name).first().click()
   await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue(epic.name)
-  // Three notices of different lengths at once.
-  await page.getByRole('button', { name: 'Archive' }).click()
-  await page.getByRole('button', { name: 'Unarchive' }).click()
-  await page.getByRole('button', { name: 'Archive' }).click()
-  const shown = page.getByRole('region', { name: 'Notifications' }).getByRole('status')
+  // Three notices of different lengths at once. With the pointer over the newest (the stack grows upwards), none goes
+  // while the next writes are made from the keyboard, however long they take.
+  const region = page.getByRole('region', { name: 'Notifications' })
+  const shown = region.getByRole('status')
+  // Exact names: "Archive" would also match "Unarchive" before the button has turned.
+  await page.getByRole('button', { name: 'Archive', exact: true }).click()
+  await expect(shown).toHaveCount(1)
+  const newest = (await shown.last().boundingBox())!
+  await page.mouse.move(newest.x + newest.width / 2, newest.y + newest.height - 4)
+  await page.getByRole('button', { name: 'Unarchive', exact: true }).press('Enter')
+  await page.getByRole('button', { name: 'Archive', exact: true }).press('Enter')
   await expect(shown).toHaveCount(3)
   const boxes = await shown.evaluateAll((els) => els.map((el) => el.getBoundingClientRect().toJSON() as DOMRect))
   const rail = (await page.getByRole('navigation', { name: 'Outpost' }).boundingBox())!
@@ -146,7 +152,10 @@ test('at 800 × 600 with the panel open, notices stack as one column of one widt
   }
   for (let i = 1; i < boxes.length; i++) expect(boxes[i].y, 'below the one before').toBeGreaterThanOrEqual(boxes[i - 1].y + boxes[i - 1].height)
   await page.screenshot({ path: info.outputPath('notices-small-window.png') })
-  await page.getByRole('button', { name: 'Unarchive' }).click()
+  // The pointer gone, so are they, after their moment.
+  await page.mouse.move(10, 10)
+  await expect(shown).toHaveCount(0, { timeout: 10_000 })
+  await page.getByRole('button', { name: 'Unarchive', exact: true }).click()
 })
 
 test('in the one-column layout, the dot of a name not yet synced is inside the window', async ({ service, outpost }, info) => {

@@ -112,7 +112,7 @@ test('a small window with the pending panel open keeps every screen readable, in
   const noticeBox = await box(notice)
   expect(noticeBox.x + noticeBox.width, 'the notice sits beside the panel').toBeLessThanOrEqual(panelBox.x)
   await page.getByRole('button', { name: 'Unarchive' }).click()
-  await expect(page.getByRole('button', { name: 'Archive' })).toBeVisible()
+  await expect(page.getByRole('button', { name: 'Archive', exact: true })).toBeVisible()
 
   // A doc: alone beside the panel (the list comes back with "Docs"); a link the sanitizer refused reads as plain text.
   await goTo(page, 'Docs')
