@@ -8,10 +8,12 @@
 //   PROFILE_FRAMES=1              the window's socket to the host, request by request (in the app the
 //                                 sync worker has a socket of its own, which the page's session cannot see)
 //   PROFILE_CONSOLE=1             the page's console; PROFILE_INIT=<script> runs before the page's own
+//   PROFILE_WORKER_OUT=file.cpuprofile  the sync worker's own CPU profile (where the cache's writes spend their time)
 // An unminified build profiles with names: E2E_RENDERER_DIR=<a build with minify off>.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
+import type { CDPSession } from 'playwright'
 import { MemorySecretStore } from '../src-web/memory-secrets.ts'
 import { startWebApp } from '../src-web/web-app.ts'
 import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
@@ -38,6 +40,7 @@ try {
   await page.goto(app.host.url)
   await page.getByLabel('Service address').fill(bench.service.baseUrl)
   await page.getByLabel('API token').fill(bench.service.tokens.admin)
+  const worker = process.env.PROFILE_WORKER_OUT ? await profileWorker(cdp) : undefined
   await cdp.send('Profiler.enable')
   await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
   await cdp.send('Profiler.start')
@@ -59,6 +62,7 @@ try {
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: 600_000 })
   const syncedMs = performance.now() - started
+  if (worker && process.env.PROFILE_WORKER_OUT) writeFileSync(process.env.PROFILE_WORKER_OUT, JSON.stringify(await worker.stop()))
   let tasks = { busyMs: 0, tasks: 0, longestMs: 0, over50: 0 }
   if (process.env.PROFILE_TRACE) {
     const complete = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()))
@@ -110,4 +114,38 @@ try {
   await app.close()
   await bench.close()
   rmSync(folder, { recursive: true, force: true })
+}
+
+/**
+ * Profiles the page's dedicated worker (the sync's) from its start: the page's session attaches to it
+ * unflattened, since Playwright's session speaks to one target, and relays the Profiler's messages.
+ */
+async function profileWorker(cdp: CDPSession): Promise<{ stop: () => Promise<Profile | undefined> }> {
+  type Attached = { sessionId: string; targetInfo: { type: string } }
+  const waiting = new Map<number, (result: unknown) => void>()
+  let session: string | undefined
+  let seq = 1
+  const send = (method: string, params: object = {}) =>
+    new Promise<unknown>((resolve) => {
+      const id = seq++
+      waiting.set(id, resolve)
+      void cdp.send('Target.sendMessageToTarget', { sessionId: session, message: JSON.stringify({ id, method, params }) })
+    })
+  cdp.on('Target.receivedMessageFromTarget', (e) => {
+    const message = JSON.parse(e.message) as { id?: number; result?: unknown }
+    if (message.id !== undefined) waiting.get(message.id)?.(message.result)
+    if (message.id !== undefined) waiting.delete(message.id)
+  })
+  cdp.on('Target.attachedToTarget', (e: Attached) => {
+    if (e.targetInfo.type !== 'worker' || session) return
+    session = e.sessionId
+    void (async () => {
+      await send('Profiler.enable')
+      await send('Profiler.setSamplingInterval', { interval: 200 })
+      await send('Profiler.start')
+      await send('Runtime.runIfWaitingForDebugger')
+    })()
+  })
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false })
+  return { stop: async () => (session ? ((await send('Profiler.stop')) as { profile: Profile }).profile : undefined) }
 }

@@ -67,6 +67,24 @@ describe('incremental sync', () => {
     expect((await db.docs.get(newDoc.id))?.content_html).toContain('<em>there</em>')
   })
 
+  it('takes a comment the service deleted out of the cache, and leaves the epic’s other comments and other epics’ as they were', async () => {
+    const comments = await db.epicComments.toArray()
+    const byEpic = new Map<(typeof comments)[number]['epic_id'], typeof comments>()
+    for (const c of comments) byEpic.set(c.epic_id, [...(byEpic.get(c.epic_id) ?? []), c])
+    const [epicId, own] = [...byEpic].find(([, list]) => list.length >= 2 && list.every((c) => !c.parent_id))!
+    const elsewhere = comments.find((c) => c.epic_id !== epicId)!
+    tick()
+    await v3(world.service).delete(`/epics/${epicId}/comments/${own[0].id}`)
+    await v4(world.service).patch('/epics/bulk', { epics: [{ id: epicId, name: 'Its comment deleted' }] })
+    tick()
+
+    await syncCounting()
+    expect(await db.epics.get(epicId)).toMatchObject({ name: 'Its comment deleted' })
+    expect(await db.epicComments.get(own[0].id)).toBeUndefined()
+    expect((await db.epicComments.where('epic_id').equals(epicId).toArray()).map((c) => c.id).sort()).toEqual(own.slice(1).map((c) => c.id).sort())
+    expect(await db.epicComments.get(elsewhere.id)).toEqual(elsewhere)
+  })
+
   it('never skips a change made at the same instant as the newest one already synced', async () => {
     tick()
     const [, , , d, e] = epicIds()
