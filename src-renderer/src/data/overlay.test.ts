@@ -4,7 +4,7 @@
 import 'fake-indexeddb/auto'
 import { liveQuery } from 'dexie'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { mergedDocEpics, mergedEpic, mergedEpics, overlayOf } from './overlay.ts'
+import { epicsAsSeen, mergedDocEpics, mergedEpic, mergedEpics, mergedEpicsById, overlayOf } from './overlay.ts'
 import { outboxStatus, type OutboxStatus } from './outbox/records.ts'
 import { actionsFor, fillCache, offline, replayFast, startKit, type Kit } from '../../../testing/outbox-kit.ts'
 import type { CachedEpic } from './types.ts'
@@ -58,6 +58,29 @@ describe('merged reads', () => {
     await act.linkDocToEpic(doc.id, local)
     expect(await mergedDocEpics(db, { epicId: local })).toEqual([{ doc_id: doc.id, epic_id: local }])
     expect(await mergedDocEpics(db, { docId: doc.id })).toContainEqual({ doc_id: doc.id, epic_id: local })
+  })
+
+  it('read by id, more epics than one read asks for at once come each with its own local change, in the order asked', async () => {
+    const { db } = kit
+    const act = actionsFor(db, offline(kit.transport))
+    const template = (await db.epics.orderBy('id').first()) as CachedEpic
+    const many = Array.from({ length: 1_234 }, (_, i) => ({ ...template, id: 100_000 + i, name: `Epic ${i}` }))
+    await db.epics.bulkPut(many)
+    const [patched, deleted] = [many[100], many[700]]
+    await act.updateEpic(patched.id, { name: 'Patched far in' })
+    await act.deleteEpic(deleted.id)
+    // Asked newest first, with one that is not there.
+    const ids = [...many.map((e) => String(e.id)).reverse(), '999999']
+    const read = await mergedEpicsById(db, ids)
+    expect([...read.keys()]).toEqual(ids)
+    expect(read.get(String(patched.id))).toMatchObject({ name: 'Patched far in', description: template.description })
+    expect(read.get(String(deleted.id))).toBeUndefined()
+    expect(read.get('999999')).toBeUndefined()
+    expect(read.get(String(many[0].id))).toMatchObject({ name: 'Epic 0' })
+    expect([...read.values()].filter((e) => e !== undefined)).toHaveLength(1_233)
+    // With the service's version beside each: the local change does not move it.
+    const seen = await epicsAsSeen(db, [String(patched.id), String(deleted.id), '999999'])
+    expect(seen.map((s) => [s.epic?.name, s.service])).toEqual([['Patched far in', patched.updated_at], [undefined, deleted.updated_at], [undefined, undefined]])
   })
 
   it('re-run as live queries when a write is queued and when it is confirmed', async () => {

@@ -14,7 +14,7 @@ import { untrack } from 'svelte'
 import { itemLink } from '../../../../src-shared/links.ts'
 import type { OutpostDb } from '../../data/db.ts'
 import type { CachedComment, CachedEpic, OutboxRecord } from '../../data/types.ts'
-import { mergedOne } from '../../data/overlay.ts'
+import { epicsAsSeen } from '../../data/overlay.ts'
 import { watchTables } from '../../data/watch.ts'
 import { readStored, readStoredJson, workspaceKey, writeStored } from '../../lib/stored.ts'
 import type { WorkspaceData } from '../live.svelte.ts'
@@ -148,14 +148,15 @@ export class Notifier {
       return
     }
     if (!epics || !complete) return
-    const ids = epics.filter((e) => this.mine(e) && typeof e.id === 'number').map((e) => e.id)
+    const ids = epics.filter((e) => this.mine(e) && typeof e.id === 'number').map((e) => String(e.id))
     // The service's copy and what the user sees of each, read together: read apart, a sync committing between
     // the two reads would pair the new service time with the old view, and its change would never be told.
-    const { db } = this.options
-    const read = await db.transaction('r', db.tables, () =>
-      Promise.all(ids.map(async (id) => ({ id, service: (await db.epics.get(id))?.updated_at, epic: await mergedOne<CachedEpic>(db, 'epic', id) }))),
-    )
-    const next = Object.fromEntries(read.filter((r) => r.epic !== undefined).map((r) => [String(r.id), { epic: r.epic!, service: r.service }]))
+    // Read by the hundreds (the user's own epics can be thousands), not each on its own at once.
+    const read = await epicsAsSeen(this.options.db, ids)
+    const next: Record<string, { epic: CachedEpic; service: string | undefined }> = {}
+    read.forEach(({ epic, service }, i) => {
+      if (epic) next[ids[i]] = { epic, service }
+    })
     const before = this.snapshot
     this.snapshot = next
     if (!before) return
