@@ -8,7 +8,14 @@
 // process), divided by the pages served. Unlike wall time it barely moves when
 // other work shares the machine.
 //
+// A second floor serves the same page over HTTP with node:http alone (the
+// same reads and JSON, no framework), under the same load from the same load
+// generator: at 8 connections on a small machine the load generator and the
+// server share the cores, and the time a request waits for them is in both.
+//
 // Knobs (environment): BENCH_SECONDS (8) per load run, BENCH_ROUNDS (3).
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { startService } from '../src-server/index.ts'
 import { load, type LoadResult } from './load.ts'
 import { median, percentile, report, type Figure } from './report.ts'
@@ -56,6 +63,18 @@ for (const [page, text] of [
   if (page.floor().text !== text) throw new Error(`The floor's ${page.name} differs from the service's answer`)
 }
 
+// The bare HTTP floor: each page's floor, answered by node:http at the service's path.
+const bare = createServer((req, res) => {
+  const page = pages.find((p) => new URL(p.url).pathname + new URL(p.url).search === req.url)
+  if (!page) return void res.writeHead(404).end()
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(page.floor().text)
+})
+await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve))
+const bareOrigin = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`
+const bareUrl = (page: Page) => bareOrigin + new URL(page.url).pathname + new URL(page.url).search
+// It answers the floor's text, which was checked against the service's above.
+for (const page of pages) if ((await get(bareUrl(page))) !== page.floor().text) throw new Error(`node:http's ${page.name} differs from the floor's`)
+
 /** CPU time of this process (user and system), ms. */
 function cpuMs(): number {
   const { user, system } = process.cpuUsage()
@@ -96,22 +115,28 @@ function measureFloor(page: Page, seconds: number): FloorRun {
   return { times, eights, pagesPerSecond: times.length / ((performance.now() - started) / 1000), cpuPerPage: (cpuMs() - cpu) / times.length }
 }
 
-// Warm both up (JIT, SQLite's page cache) before anything counts.
+// Warm all up (JIT, SQLite's page cache) before anything counts.
 for (const page of pages) {
   measureFloor(page, 1)
   await load({ url: page.url, headers, connections: 8, seconds: 2 })
+  await load({ url: bareUrl(page), headers, connections: 8, seconds: 2 })
 }
 
 const floorRuns = new Map<string, FloorRun[]>()
 const serviceRuns = new Map<string, ServiceRun[]>()
+const bareRuns = new Map<string, ServiceRun[]>()
 const add = <T>(map: Map<string, T[]>, key: string, value: T) => map.set(key, [...(map.get(key) ?? []), value])
 for (let round = 0; round < ROUNDS; round++) {
   for (const page of pages) {
     add(floorRuns, page.name, measureFloor(page, Math.max(1, SECONDS / 2)))
-    for (const connections of CONNECTIONS) add(serviceRuns, `${page.name} ${connections}`, await measureService(page.url, connections))
+    for (const connections of CONNECTIONS) {
+      add(serviceRuns, `${page.name} ${connections}`, await measureService(page.url, connections))
+      add(bareRuns, `${page.name} ${connections}`, await measureService(bareUrl(page), connections))
+    }
   }
 }
 await service.close()
+bare.close()
 
 const ms = (v: number) => `${v.toFixed(v < 10 ? 2 : 1)} ms`
 const figures: Figure[] = []
@@ -126,18 +151,26 @@ for (const page of pages) {
       const bound = floorLatency(p)
       figures.push({ bench: 'service', figure: `${name}: p${p} latency`, value, unit: 'ms', note: `floor ${ms(bound)}, ${(value / bound).toFixed(2)}x` })
     }
+    const bares = bareRuns.get(`${page.name} ${connections}`)!
+    for (const p of [50, 99]) {
+      const value = median(runs.map((r) => percentile(r.latencies, p)))
+      const bound = median(bares.map((r) => percentile(r.latencies, p)))
+      figures.push({ bench: 'service', figure: `${name}: p${p} latency against node:http alone`, value: value / bound, unit: 'x', note: `the same page from node:http with no framework, same load: p${p} ${ms(bound)}` })
+    }
     const rps = median(runs.map((r) => r.requestsPerSecond))
     const floorRps = median(floors.map((f) => f.pagesPerSecond))
     figures.push({ bench: 'service', figure: `${name}: throughput`, value: rps, unit: 'req/s', note: `floor ${floorRps.toFixed(0)} req/s, ${(floorRps / rps).toFixed(2)}x` })
     const cpu = median(runs.map((r) => r.cpuPerPage))
     const floorCpu = median(floors.map((f) => f.cpuPerPage))
-    figures.push({ bench: 'service', figure: `${name}: CPU per page`, value: cpu, unit: 'ms', note: `floor ${ms(floorCpu)}, ${(cpu / floorCpu).toFixed(2)}x` })
+    const bareCpu = median(bares.map((r) => r.cpuPerPage))
+    figures.push({ bench: 'service', figure: `${name}: CPU per page`, value: cpu, unit: 'ms', note: `floor ${ms(floorCpu)}, ${(cpu / floorCpu).toFixed(2)}x; node:http alone ${ms(bareCpu)}` })
     figures.push({ bench: 'service', figure: `${name}: failed requests`, value: runs.reduce((n, r) => n + r.failed, 0), unit: 'count' })
   }
 }
 report(
   `Service: v4 epics list of 10,000 epics, limit ${LIMIT}, ${ROUNDS} rounds of ${SECONDS} s per figure, median; ` +
     'floor: the same reads and JSON.stringify, no framework (8 connections: eight pages back to back); ' +
+    'node:http alone: that floor served over HTTP under the same load; ' +
     'Nx: service time over floor time',
   figures,
 )
