@@ -202,6 +202,36 @@ describe('the schedule', () => {
     expect(checks).toBe(4)
   })
 
+  it('an install that fails is told, no longer offered, and the next check downloads the update again', async () => {
+    let installs = 0
+    let downloads = 0
+    const updater: Updater = {
+      check: async () => ({ version: '1.0.1' }),
+      download: async () => void downloads++,
+      install: () => {
+        installs++
+        if (installs === 1) throw new Error('the downloaded file is gone')
+      },
+    }
+    const { updates, errors, clock } = updatesWith('1.0.0', updater)
+    updates.start()
+    await clock.advance(FIRST_CHECK_MS)
+    expect(updates.state.status).toBe('ready')
+    expect(clock.pending).toBe(0)
+
+    expect(() => updates.restart()).toThrow('Could not install Outpost 1.0.1: the downloaded file is gone')
+    expect(updates.state).toMatchObject({ status: 'error', error: 'Could not install Outpost 1.0.1: the downloaded file is gone' })
+    expect(errors).toEqual(['Could not install Outpost 1.0.1: the downloaded file is gone'])
+    expect(() => updates.restart()).toThrow('No update is ready to install yet.')
+    // The next check is scheduled again, and downloads it anew.
+    await clock.advance(CHECK_INTERVAL_MS)
+    expect(downloads).toBe(2)
+    expect(updates.state.status).toBe('ready')
+    updates.restart()
+    expect(installs).toBe(2)
+    updates.stop()
+  })
+
   it('joins a check already under way instead of asking twice', async () => {
     let checks = 0
     let answer: (v: { version: string }) => void = () => undefined

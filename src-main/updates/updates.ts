@@ -86,11 +86,23 @@ export class Updates {
     return this.running
   }
 
-  /** Restarts into the downloaded version; refused unless one is ready. */
+  /**
+   * Restarts into the downloaded version; refused unless one is ready. An install that fails (the
+   * download gone or unreadable) is no longer offered: the state says what went wrong, the next
+   * check (at the usual interval, or asked for) downloads the update again, and the error is thrown
+   * for the window to tell.
+   */
   restart(): void {
-    if (!this.options.updater) throw new Error(this.current.off === 'browser' ? 'The browser host does not update itself.' : 'This build of Outpost does not update itself.')
+    const updater = this.options.updater
+    if (!updater) throw new Error(this.current.off === 'browser' ? 'The browser host does not update itself.' : 'This build of Outpost does not update itself.')
     if (this.current.status !== 'ready') throw new Error('No update is ready to install yet.')
-    this.options.updater.install()
+    try {
+      updater.install()
+    } catch (error) {
+      const state = this.failed(`Could not install Outpost ${this.current.version}`, error)
+      if (!this.stopped) this.schedule(this.options.intervalMs ?? CHECK_INTERVAL_MS)
+      throw new Error(state.error)
+    }
   }
 
   private schedule(ms: number): void {
