@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import type { Page } from '@playwright/test'
 import { expect, expectOffline, goTo, screens, signIn, test, v4All, waitForBootstrap, type LocalService } from '../fixtures/outpost.ts'
 import { fileFolder, findCached } from '../../src-main/files/file-cache.ts'
+import type { HandlerTable } from '../../src-main/ipc/dispatch.ts'
 
 /** Every comment of a v3 thread list, replies included. */
 function flatten(comments: any[]): any[] {
@@ -47,6 +48,22 @@ async function exportedFolder(page: Page): Promise<string> {
   return (await tray.locator('.path').textContent())!.trim()
 }
 
+/**
+ * Holds the export at its nth write (the demo workspace exports in well under a second), to see it
+ * under way; `release` lets it go on, `restore` puts the main side's handler back.
+ */
+function holdExportAt(table: HandlerTable, nth: number) {
+  const write = table['outpost:export.write']
+  let writes = 0
+  let release!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  table['outpost:export.write'] = async (request) => {
+    if (++writes === nth) await held
+    return write(request)
+  }
+  return { release, restore: () => (table['outpost:export.write'] = write), writes: () => writes }
+}
+
 const read = (folder: string, path: string) => readFileSync(join(folder, path), 'utf8')
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim()
 
@@ -65,16 +82,8 @@ test('Export workspace… writes the cache to a folder that matches the service,
   const evicted = truth.files[0]
   rmSync(fileFolder(side.folders.cache, account.id, evicted.id), { recursive: true })
 
-  // Held half way, to see the progress (the demo workspace exports in well under a second).
-  const table = side.table
-  const write = table['outpost:export.write']
-  let writes = 0
-  let release!: () => void
-  const held = new Promise<void>((resolve) => (release = resolve))
-  table['outpost:export.write'] = async (request) => {
-    if (++writes === 30) await held
-    return write(request)
-  }
+  // Held half way, to see the progress.
+  const hold = holdExportAt(side.table, 30)
 
   await page.keyboard.press('Control+k')
   await page.keyboard.type('Export workspace')
@@ -87,10 +96,10 @@ test('Export workspace… writes the cache to a folder that matches the service,
   await expect(bar).toHaveAttribute('aria-valuetext', /^29 of \d+ written$/)
   await expect(tray).toContainText('Exporting')
   await screens(page, info, 'export-progress')
-  release()
+  hold.release()
 
   const folder = await exportedFolder(page)
-  table['outpost:export.write'] = write
+  hold.restore()
   expect(folder.startsWith(join(info.outputPath('host'), 'exports', `${account.workspaceSlug}-`))).toBe(true)
   await expect(page.getByRole('region', { name: 'Notifications' })).toContainText(`exported to ${folder}`)
   await expect(tray).toContainText(`${truth.epics.length} epics · ${truth.docs.length} docs`)
@@ -177,4 +186,25 @@ test('Export workspace… writes the cache to a folder that matches the service,
   expect(offlineManifest.files).toEqual(manifest.files)
   expect(readdirSync(join(offlineFolder, 'epics')).sort()).toEqual(epicFiles.sort())
   expect(existsSync(fileFolder(side.folders.cache, account.id, evicted.id))).toBe(false)
+})
+
+test('an export under way can be cancelled from its tray: it stops, says so, and leaves no folder', async ({ service, outpost }, info) => {
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  const hold = holdExportAt(outpost.host.side.table, 30)
+  await page.keyboard.press('Control+k')
+  await page.keyboard.type('Export workspace')
+  await page.keyboard.press('Enter')
+  const tray = page.getByRole('region', { name: 'Export' })
+  await expect(tray.getByRole('progressbar', { name: 'Export progress' })).toHaveAttribute('aria-valuetext', /^29 of \d+ written$/)
+
+  await tray.getByRole('button', { name: 'Cancel' }).click()
+  hold.release()
+  await expect(page.getByRole('region', { name: 'Notifications' })).toContainText('was cancelled; nothing was kept')
+  await expect(tray).toHaveCount(0)
+  const exportsDir = join(info.outputPath('host'), 'exports')
+  await expect.poll(() => (existsSync(exportsDir) ? readdirSync(exportsDir) : [])).toEqual([])
+  expect(hold.writes()).toBe(30)
+  hold.restore()
 })

@@ -18,6 +18,8 @@ export class WorkspaceExport {
   finished = $state<ExportFinished | null>(null)
   error = $state<string | null>(null)
 
+  private controller: AbortController | undefined
+
   get busy(): boolean {
     return this.phase === 'starting' || this.phase === 'running'
   }
@@ -33,10 +35,13 @@ export class WorkspaceExport {
     this.progress = { step: '', done: 0, total: 0 }
     this.finished = null
     this.error = null
+    const controller = new AbortController()
+    this.controller = controller
     try {
       const finished = await exportWorkspace({
         db: workspace.db,
         bridge,
+        signal: controller.signal,
         bootstrapped: workspace.status.bootstrapped,
         onProgress: (progress) => {
           this.phase = 'running'
@@ -52,9 +57,21 @@ export class WorkspaceExport {
       this.phase = 'done'
       notices.show(`${this.workspaceName} exported to ${finished.folder}`, 'success')
     } catch (error) {
+      if (controller.signal.aborted) {
+        this.phase = 'idle'
+        notices.show(`The export of ${this.workspaceName} was cancelled; nothing was kept.`)
+        return
+      }
       this.error = messageOf(error)
       this.phase = 'failed'
+    } finally {
+      if (this.controller === controller) this.controller = undefined
     }
+  }
+
+  /** Stops the export under way at its next step; what it wrote so far goes. */
+  cancel = (): void => {
+    if (this.phase === 'running') this.controller?.abort()
   }
 
   dismiss = (): void => {

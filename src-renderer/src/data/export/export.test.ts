@@ -111,6 +111,28 @@ describe('exportWorkspace', () => {
     expect(await exportWorkspace({ db: kit.db, bridge })).toBeNull()
   })
 
+  it('stops at its next step when cancelled, and removes what it had written', async () => {
+    const bridge = bridgeTo(side.table)
+    const controller = new AbortController()
+    const steps: ExportProgress[] = []
+    const running = exportWorkspace({
+      db: kit.db,
+      bridge,
+      signal: controller.signal,
+      onProgress: (p) => {
+        steps.push(p)
+        if (p.step === 'Epics' && p.done === 20) controller.abort()
+      },
+    })
+    await expect(running).rejects.toThrow(/aborted/)
+    expect(bridge.calls.at(-1)).toBe('outpost:export.cancel')
+    // Nothing after the step it was cancelled in: no more epics, no docs, no manifest.
+    expect(steps.at(-1)).toMatchObject({ step: 'Epics', done: 20 })
+    expect(bridge.calls).not.toContain('outpost:export.finish')
+    const exportsDir = join(dirs.at(-1)!, 'exports')
+    expect(existsSync(exportsDir) ? readdirSync(exportsDir) : []).toEqual([])
+  })
+
   it('removes the half-written folder when a write fails, and says why', async () => {
     const bridge = bridgeTo(side.table, { channel: 'outpost:export.write', at: 20 })
     await expect(exportWorkspace({ db: kit.db, bridge })).rejects.toThrow(/disk is full/)

@@ -29,6 +29,8 @@ export interface ExportOptions {
   bootstrapped?: boolean
   /** Text per write, in characters (tests make it small). */
   partChars?: number
+  /** Cancels the export: the folder goes as after a failure, and the promise rejects with the signal's reason. */
+  signal?: AbortSignal
 }
 
 const PART_CHARS = 1_000_000
@@ -87,12 +89,20 @@ function groupByEpic<T extends { epic_id: EntityId }>(rows: T[]): Map<string, T[
  * dialog. A failure on the way removes the partial folder and is thrown.
  */
 export async function exportWorkspace(options: ExportOptions): Promise<ExportFinished | null> {
-  const { db, bridge } = options
+  const { db, signal } = options
   const partChars = options.partChars ?? PART_CHARS
-  const begun = await bridge.call('outpost:export.begin')
+  const begun = await options.bridge.call('outpost:export.begin')
   if (!begun) return null
   const { exportId } = begun
+  // Every step asks the main side something: a cancelled export stops at its next step.
+  const bridge: Pick<Bridge, 'call'> = {
+    call: ((...args: Parameters<Bridge['call']>) => {
+      signal?.throwIfAborted()
+      return options.bridge.call(...args)
+    }) as Bridge['call'],
+  }
   try {
+    signal?.throwIfAborted()
     const cache = await readCache(db)
     const outbox = await outboxStatus(db)
     const lists: [file: string, step: string, rows: unknown[]][] = [
@@ -206,7 +216,7 @@ export async function exportWorkspace(options: ExportOptions): Promise<ExportFin
     return finished
   } catch (error) {
     // A half export is no export: its folder goes (the main side made it, so nothing else is in it).
-    await bridge.call('outpost:export.cancel', { exportId }).catch(() => undefined)
+    await options.bridge.call('outpost:export.cancel', { exportId }).catch(() => undefined)
     throw error
   }
 }
