@@ -133,8 +133,9 @@ async function profileWorker(cdp: CDPSession): Promise<{ stop: () => Promise<Pro
     })
   cdp.on('Target.receivedMessageFromTarget', (e) => {
     const message = JSON.parse(e.message) as { id?: number; result?: unknown }
-    if (message.id !== undefined) waiting.get(message.id)?.(message.result)
-    if (message.id !== undefined) waiting.delete(message.id)
+    if (message.id === undefined) return
+    waiting.get(message.id)?.(message.result)
+    waiting.delete(message.id)
   })
   cdp.on('Target.attachedToTarget', (e: Attached) => {
     if (e.targetInfo.type !== 'worker' || session) return

@@ -63,15 +63,20 @@ for (const [page, text] of [
   if (page.floor().text !== text) throw new Error(`The floor's ${page.name} differs from the service's answer`)
 }
 
-// The bare HTTP floor: each page's floor, answered by node:http at the service's path.
+// The bare HTTP floor: each page's floor, answered by node:http at the service's path (looked up, not parsed, per request).
+const pathOf = (url: string) => {
+  const { pathname, search } = new URL(url)
+  return pathname + search
+}
+const pagesByPath = new Map(pages.map((page) => [pathOf(page.url), page]))
 const bare = createServer((req, res) => {
-  const page = pages.find((p) => new URL(p.url).pathname + new URL(p.url).search === req.url)
+  const page = pagesByPath.get(req.url ?? '')
   if (!page) return void res.writeHead(404).end()
   res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(page.floor().text)
 })
 await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve))
 const bareOrigin = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`
-const bareUrl = (page: Page) => bareOrigin + new URL(page.url).pathname + new URL(page.url).search
+const bareUrl = (page: Page) => bareOrigin + pathOf(page.url)
 // It answers the floor's text, which was checked against the service's above.
 for (const page of pages) if ((await get(bareUrl(page))) !== page.floor().text) throw new Error(`node:http's ${page.name} differs from the floor's`)
 
