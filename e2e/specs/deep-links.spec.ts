@@ -85,11 +85,5 @@ test('a link that arrived before the window opened is opened once it does', asyn
   // The app launched by a link: the main side has it before any window listens.
   outpost.host.side.links.push(`outpost://${service.running.workspace}/epic/${epic.id}`)
   const page = await outpost.open()
-  try {
-    await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue(epic.name)
-  } catch (error) {
-    // This has failed once in a great many runs, where only the log is kept: the window's state goes in it.
-    const seen = await page.evaluate(() => ({ hash: location.hash, text: document.body.innerText.replace(/\s+/g, ' ').slice(0, 600) }))
-    throw new Error(`${(error as Error).message}\nThe window at ${seen.hash}: ${seen.text}\nLinks still waiting on the main side: ${JSON.stringify(outpost.host.side.links.take())}`)
-  }
+  await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue(epic.name)
 })
