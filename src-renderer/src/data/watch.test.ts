@@ -8,7 +8,7 @@ import { mergedEpics, mergedEpicsById, readInPages } from './overlay.ts'
 import { epicIdsIn, newestOrder, replaceInOrder } from './epic-order.ts'
 import { cachedEpic } from '../../../testing/cached-rows.ts'
 import type { CachedEpic } from './types.ts'
-import { watchTables, type ChangedKeys } from './watch.ts'
+import { RETRY_FIRST_MS, watchTables, type ChangedKeys } from './watch.ts'
 
 const epic = (id: number, name = `Epic ${id}`) => cachedEpic(id, { name })
 
@@ -124,6 +124,23 @@ describe('a watched list', () => {
     await quiet(50)
     expect(answers).toEqual([])
     expect(errors).toEqual([new Error('disk gone')])
+  })
+
+  it('reads again by itself after a failed read, with no commit to prompt it, until one succeeds', async () => {
+    await db.epics.put(epic(1))
+    const answers: CachedEpic[][] = []
+    const errors: unknown[] = []
+    let tries = 0
+    const read = () => (++tries <= 2 ? Promise.reject(new Error('transaction aborted')) : mergedEpics(db))
+    stop = watchTables(db, [{ table: 'epics' }], read, { next: (v) => answers.push(v), error: (e) => errors.push(e) })
+    // Tried again after RETRY_FIRST_MS, then twice that.
+    const until = Date.now() + 3 * RETRY_FIRST_MS + 1_000
+    while (answers.length === 0 && Date.now() < until) await quiet(20)
+    expect(errors).toEqual([new Error('transaction aborted'), new Error('transaction aborted')])
+    expect(answers.map((v) => v.map((e) => e.id))).toEqual([[1]])
+    // Once it succeeded, nothing more is read until something changes.
+    await quiet(3 * RETRY_FIRST_MS)
+    expect(tries).toBe(3)
   })
 })
 

@@ -9,7 +9,8 @@
 // last one took, so re-reading stays a small share of the main thread and
 // every commit of the burst is still in the read that follows it. A read is
 // never discarded: its answer is delivered, and one more read follows when
-// something changed meanwhile.
+// something changed meanwhile. A read that fails is reported and made again,
+// whole, after a wait that doubles with each failure in a row.
 //
 // A reader that can take in only what changed (`update`) is handed the keys
 // each commit named, after its first whole read: a sync page of 100 epics is
@@ -20,6 +21,12 @@ import Dexie, { cmp, rangesOverlap, RangeSet, type IndexableType, type IntervalT
 
 /** Waiting PACE times a read's duration before the next keeps reads under 1 / (PACE + 1) of the time. */
 const PACE = 4
+/** A failed read is tried again whole after this, twice as long after each failure in a row, up to the most. */
+export const RETRY_FIRST_MS = 500
+const RETRY_MOST_MS = 30_000
+
+/** How long to wait before reading again after `failures` failed reads in a row (at least one). */
+export const retryWait = (failures: number): number => Math.min(RETRY_MOST_MS, RETRY_FIRST_MS * 2 ** (failures - 1))
 
 export interface Watched {
   /** A table whose every change matters. */
@@ -71,6 +78,7 @@ export function watchTables<T>(
   let timer: ReturnType<typeof setTimeout> | undefined
   let lastEnd = -Infinity
   let lastDuration = 0
+  let failures = 0
   // What changed since the last read began: keys by table, or null for "read it all".
   let changedKeys: ChangedKeys | null = null
 
@@ -101,8 +109,9 @@ export function watchTables<T>(
 
   const schedule = () => {
     if (closed || running || timer !== undefined || !dirty) return
-    const wait = Math.max(0, lastEnd + PACE * lastDuration - performance.now())
-    timer = setTimeout(run, wait)
+    const paced = lastEnd + PACE * lastDuration
+    const retried = failures === 0 ? paced : lastEnd + retryWait(failures)
+    timer = setTimeout(run, Math.max(0, paced, retried) - performance.now())
   }
 
   const run = async () => {
@@ -119,12 +128,16 @@ export function watchTables<T>(
       // The read's last page is decoded and merged in one task; what the list then does with it
       // (sorting, filtering, rendering 10,000 epics) takes a task of its own.
       await yieldToEventLoop()
+      failures = 0
       if (!closed) observer.next(value)
     } catch (error) {
       // A database closed under the read (the workspace is closing) is not the list's error.
       if (!closed && !(error instanceof Dexie.DatabaseClosedError)) observer.error(error)
-      // What that read was to take in is read whole next time.
+      // What that read was to take in is read whole, and not only at the next commit: a list that failed
+      // once (a transaction aborted under it, say) would otherwise stay as it was, or an error, until then.
       changedKeys = null
+      dirty = true
+      failures++
     } finally {
       running = false
       lastEnd = performance.now()

@@ -2,13 +2,13 @@
 // A `Live` subscribes while some component reads it and keeps its last value
 // when none does, so coming back to a list (10,000 epics) paints at once from
 // memory while the query runs again underneath.
-import { liveQuery } from 'dexie'
 import { createSubscriber } from 'svelte/reactivity'
 import type { OutpostDb } from '../data/db.ts'
 import { FIRST_SCREEN_EPICS, takeEarlyFirstScreen } from '../first-paint/early-cache.ts'
 import { readFirstScreen, saveFirstScreen } from '../first-paint/saved-rows.ts'
 import { epicIdsIn, newestOrder, replaceInOrder } from '../data/epic-order.ts'
 import { watchTables, type ChangedKeys, type Watched } from '../data/watch.ts'
+import { liveSource, type Source } from '../data/live-source.ts'
 import { afterNextFrame } from '../lib/frames.ts'
 import { yieldToEventLoop } from '../lib/yield.ts'
 import { byId, writeStatesOf, type WriteState } from './lookup.ts'
@@ -40,17 +40,6 @@ import type {
   EntityKind,
   OutboxRecord,
 } from '../data/types.ts'
-
-/** Where a Live's answers come from: it starts delivering them, and returns how to stop. A partial answer (a first screen) comes before the whole one. */
-type Source<T> = (observer: { next(value: T, partial?: boolean): void; error(error: unknown): void }) => () => void
-
-/** A Dexie liveQuery: re-run on every commit that touches what it read. */
-const liveSource =
-  <T>(query: () => Promise<T>): Source<T> =>
-  (observer) => {
-    const subscription = liveQuery(query).subscribe(observer)
-    return () => subscription.unsubscribe()
-  }
 
 /**
  * A read of whole tables, re-run at a pace while commits keep coming (the big
