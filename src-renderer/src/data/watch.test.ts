@@ -121,9 +121,9 @@ describe('a watched list', () => {
     const answers: unknown[] = []
     const errors: unknown[] = []
     stop = watchTables(db, [{ table: 'epics' }], () => Promise.reject(new Error('disk gone')), { next: (v) => answers.push(v), error: (e) => errors.push(e) })
-    await quiet(50)
+    for (let waited = 0; errors.length === 0 && waited < 10_000; waited += 20) await quiet(20)
     expect(answers).toEqual([])
-    expect(errors).toEqual([new Error('disk gone')])
+    expect(errors[0]).toEqual(new Error('disk gone'))
   })
 
   it('reads again by itself after a failed read, with no commit to prompt it, until one succeeds', async () => {
@@ -133,8 +133,8 @@ describe('a watched list', () => {
     let tries = 0
     const read = () => (++tries <= 2 ? Promise.reject(new Error('transaction aborted')) : mergedEpics(db))
     stop = watchTables(db, [{ table: 'epics' }], read, { next: (v) => answers.push(v), error: (e) => errors.push(e) })
-    // Tried again after RETRY_FIRST_MS, then twice that.
-    const until = Date.now() + 3 * RETRY_FIRST_MS + 1_000
+    // Tried again after RETRY_FIRST_MS, then twice that (waited for far longer: a busy machine is slow).
+    const until = Date.now() + 3 * RETRY_FIRST_MS + 10_000
     while (answers.length === 0 && Date.now() < until) await quiet(20)
     expect(errors).toEqual([new Error('transaction aborted'), new Error('transaction aborted')])
     expect(answers.map((v) => v.map((e) => e.id))).toEqual([[1]])
