@@ -185,13 +185,18 @@ export async function writeEpicPage(
   positions?: ReadonlyMap<number, number>,
 ): Promise<number> {
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
-    const ids = page.map((e) => e.id)
-    // The three reads at once (one round trip, not three): the slims of an epic that turns out not to be
-    // fresh are read for nothing, which costs less than waiting to know.
-    const [cached, cachedComments, cachedHealths] = await Promise.all([db.epics.bulkGet(ids), rowsOfEpics(db.epicComments, ids), rowsOfEpics(db.epicHealth, ids)])
+    const cached = await db.epics.bulkGet(page.map((e) => e.id))
     const fresh = page.filter((e, i) => replaces(cached[i], e.updated_at, mode))
     if (fresh.length > 0) {
       const cachedById = new Map(cached.filter((c): c is CachedEpic => !!c).map((c) => [c.id, c]))
+      // The comments and health held of the fresh epics the cache has. An epic's rows are written and
+      // removed with it (a page, an opened epic, the deletion of the epic), so one not cached has none; the
+      // exception, a write-back of the user's own comment or health after the cache was lost, is on the
+      // service and so in the page too (deleted there since, it stays until the epic is opened).
+      // In a first bootstrap no epic is cached: 200 lookups a page, most of its write, are not made.
+      const held = fresh.filter((e) => cachedById.has(e.id)).map((e) => e.id)
+      const [cachedComments, cachedHealths] =
+        held.length === 0 ? [[], []] : await Promise.all([rowsOfEpics(db.epicComments, held), rowsOfEpics(db.epicHealth, held)])
       const comments = groupBy(cachedComments, (c) => c.epic_id)
       const healths = groupBy(cachedHealths, (h) => h.epic_id)
       let last: number | undefined
