@@ -9,6 +9,8 @@
 //                                 sync worker has a socket of its own, which the page's session cannot see)
 //   PROFILE_CONSOLE=1             the page's console; PROFILE_INIT=<script> runs before the page's own
 //   PROFILE_WORKER_OUT=file.cpuprofile  the sync worker's own CPU profile (where the cache's writes spend their time)
+//   PROFILE_CALLS=1               the pages' calls to the host by phase (runs of one operation: how many, from
+//                                 when to when after sign-in, the median time between two, the median answer)
 // An unminified build profiles with names: E2E_RENDERER_DIR=<a build with minify off>.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
@@ -16,6 +18,7 @@ import { join } from 'node:path'
 import type { CDPSession } from 'playwright'
 import { MemorySecretStore } from '../src-web/memory-secrets.ts'
 import { startWebApp } from '../src-web/web-app.ts'
+import type { HostCall } from '../src-web/host.ts'
 import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
 import { launch, traceTasks } from './browser.ts'
 import { RATE_LIMIT, startBenchService, workspaceSize } from './harness.ts'
@@ -33,7 +36,15 @@ interface Profile {
 
 const bench = await startBenchService(workspaceSize())
 const folder = mkdtempSync(join(os.tmpdir(), 'outpost-profile-'))
-const app = await startWebApp({ rendererDir: RENDERER_DIR, dataDir: join(folder, 'host'), secrets: new MemorySecretStore(), demo: false, rateLimit: RATE_LIMIT })
+const calls: HostCall[] = []
+const app = await startWebApp({
+  rendererDir: RENDERER_DIR,
+  dataDir: join(folder, 'host'),
+  secrets: new MemorySecretStore(),
+  demo: false,
+  rateLimit: RATE_LIMIT,
+  onCall: process.env.PROFILE_CALLS ? (call) => calls.push(call) : undefined,
+})
 const { page, cdp, context } = await launch(join(folder, 'profile'))
 try {
   if (process.env.PROFILE_INIT) await context.addInitScript({ content: process.env.PROFILE_INIT })
@@ -62,6 +73,7 @@ try {
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: 600_000 })
   const syncedMs = performance.now() - started
+  if (process.env.PROFILE_CALLS) console.log(callPhases(calls, started, started + syncedMs))
   if (worker && process.env.PROFILE_WORKER_OUT) writeFileSync(process.env.PROFILE_WORKER_OUT, JSON.stringify(await worker.stop()))
   let tasks = { busyMs: 0, tasks: 0, longestMs: 0, over50: 0 }
   if (process.env.PROFILE_TRACE) {
@@ -149,4 +161,28 @@ async function profileWorker(cdp: CDPSession): Promise<{ stop: () => Promise<Pro
   })
   await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: false })
   return { stop: async () => (session ? ((await send('Profiler.stop')) as { profile: Profile }).profile : undefined) }
+}
+
+/** The calls from sign-in to synced as phases: runs of one channel and operation, in the order they began. */
+function callPhases(calls: HostCall[], from: number, to: number): string {
+  const nameOf = (c: HostCall) => {
+    const operation = (c.request as { operation?: unknown } | undefined)?.operation
+    return typeof operation === 'string' ? `${c.channel.replace(/^outpost:/, '')} ${operation}` : c.channel.replace(/^outpost:/, '')
+  }
+  const median = (xs: number[]) => (xs.length === 0 ? 0 : [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)])
+  const runs: { name: string; calls: HostCall[] }[] = []
+  for (const c of calls.filter((c) => c.at >= from && c.at <= to).sort((a, b) => a.at - b.at)) {
+    const name = nameOf(c)
+    if (runs.at(-1)?.name === name) runs.at(-1)!.calls.push(c)
+    else runs.push({ name, calls: [c] })
+  }
+  const ms = (t: number) => `${(t - from).toFixed(0).padStart(6)} ms`
+  const lines = runs.map(({ name, calls }) => {
+    const first = calls[0]
+    const last = calls.at(-1)!
+    const gaps = calls.slice(1).map((c, i) => c.at - calls[i].at)
+    const end = last.at + last.answerMs + last.sendMs
+    return `  ${ms(first.at)} to ${ms(end)}  ${String(calls.length).padStart(4)} x ${name}; between two ${median(gaps).toFixed(0)} ms, answered in ${median(calls.map((c) => c.answerMs)).toFixed(1)} ms (median)`
+  })
+  return [`calls from sign-in to synced (${(to - from).toFixed(0)} ms), by phase:`, ...lines].join('\n')
 }

@@ -45,6 +45,20 @@ export interface HostOptions {
   maxFileBytes?: number
   /** Items of a long answer per message (HOST_PART_ITEMS; tests make it small). */
   partItems?: number
+  /** Told of each call a page made once its answer is sent (bench/profile-bootstrap.ts prints them). */
+  onCall?: (call: HostCall) => void
+}
+
+/** A page's call as the host served it; times are `performance.now()` of the host's process. */
+export interface HostCall {
+  channel: string
+  request: unknown
+  /** When it came in. */
+  at: number
+  /** Until the main side answered. */
+  answerMs: number
+  /** Until the answer was on the socket (made JSON and sent). */
+  sendMs: number
 }
 
 export interface Host {
@@ -216,10 +230,13 @@ export async function startHost(options: HostOptions): Promise<Host> {
           return
         }
         if (message.type === 'invoke') {
+          const at = performance.now()
           const result = side
             ? await dispatch(side.table, message.channel, message.request)
             : ({ ok: false, error: { source: 'ipc', kind: 'internal', message: 'The host is still starting.' } } as const)
+          const answered = performance.now()
           send(ws, { type: 'result', id: message.id, result })
+          options.onCall?.({ channel: message.channel, request: message.request, at, answerMs: answered - at, sendMs: performance.now() - answered })
         }
       })()
     })

@@ -12,7 +12,7 @@ import { openMainSide, type MainSide } from '../src-main/main-side.ts'
 import { createGateway, type GatewayOptions } from '../src-main/gateway/gateway.ts'
 import { KeychainStore, loadKeytar } from '../src-main/secrets/keychain.ts'
 import { reasonOf, type SecretStore } from '../src-main/secrets/secret-store.ts'
-import { startHost, type Host } from './host.ts'
+import { startHost, type Host, type HostOptions } from './host.ts'
 import { MemorySecretStore } from './memory-secrets.ts'
 
 export interface WebAppOptions {
@@ -33,6 +33,8 @@ export interface WebAppOptions {
   partItems?: number
   /** The largest file the page may stage (HostOptions.maxFileBytes). */
   maxFileBytes?: number
+  /** Each call a page made, once answered (HostOptions.onCall). */
+  onCall?: HostOptions['onCall']
 }
 
 export interface WebApp {
@@ -78,7 +80,7 @@ async function startDemoService(dataDir: string): Promise<RunningService> {
 export async function startWebApp(options: WebAppOptions): Promise<WebApp> {
   await mkdir(options.dataDir, { recursive: true })
   const secrets = options.secrets ?? (await hostSecretStore()).store
-  const host = await startHost({ rendererDir: options.rendererDir, port: options.port, partItems: options.partItems, maxFileBytes: options.maxFileBytes })
+  const host = await startHost({ rendererDir: options.rendererDir, port: options.port, partItems: options.partItems, maxFileBytes: options.maxFileBytes, onCall: options.onCall })
   let service: RunningService | undefined
   // The service runs in this process; the main side closes it with itself.
   const demo = demoLauncher(async () => {
