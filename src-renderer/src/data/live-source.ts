@@ -1,7 +1,10 @@
-// Dexie's live queries as sources of answers for the screens (features/live.svelte.ts),
-// kept going through failed runs.
-import { liveQuery } from 'dexie'
-import { retryWait } from './watch.ts'
+// Sources of answers for the screens (features/live.svelte.ts): Dexie's live
+// queries, kept going through failed runs, and big tables kept by the rows
+// each commit names.
+import { liveQuery, type IndexableType, type Table } from 'dexie'
+import type { OutpostDb } from './db.ts'
+import { readInPages } from './overlay.ts'
+import { retryWait, watchTables } from './watch.ts'
 
 /** Where a Live's answers come from: it starts delivering them, and returns how to stop. A partial answer (a first screen) comes before the whole one. */
 export type Source<T> = (observer: { next(value: T, partial?: boolean): void; error(error: unknown): void }) => () => void
@@ -36,3 +39,34 @@ export const liveSource =
       subscription?.unsubscribe()
     }
   }
+
+/**
+ * Every row of a big table (the epics' progress: 10,000 rows), read whole a page at a time, then only the
+ * rows each commit names: opening an epic writes its progress row, and a bootstrap's commits name theirs;
+ * each was a read of the whole table. A change that names no keys (a table cleared) reads it whole again.
+ */
+export function keyedTableSource<T, K extends IndexableType, I>(db: OutpostDb, table: Table<T, K, I>, keyOf: (row: T) => K): Source<T[]> {
+  return (observer) => {
+    let rows = new Map<K, T>()
+    return watchTables(
+      db,
+      [{ table: table.name }],
+      async () => {
+        const all = await readInPages(table)
+        rows = new Map(all.map((row) => [keyOf(row), row]))
+        return all
+      },
+      observer,
+      async (changed) => {
+        const keys = (changed.get(table.name) ?? []) as K[]
+        const fresh = await table.bulkGet(keys)
+        keys.forEach((key, i) => {
+          const row = fresh[i]
+          if (row === undefined) rows.delete(key)
+          else rows.set(key, row)
+        })
+        return [...rows.values()]
+      },
+    )
+  }
+}

@@ -8,7 +8,7 @@ import { FIRST_SCREEN_EPICS, takeEarlyFirstScreen } from '../first-paint/early-c
 import { readFirstScreen, saveFirstScreen } from '../first-paint/saved-rows.ts'
 import { epicIdsIn, newestOrder, replaceInOrder } from '../data/epic-order.ts'
 import { watchTables, type ChangedKeys, type Watched } from '../data/watch.ts'
-import { liveSource, type Source } from '../data/live-source.ts'
+import { keyedTableSource, liveSource, type Source } from '../data/live-source.ts'
 import { afterNextFrame } from '../lib/frames.ts'
 import { yieldToEventLoop } from '../lib/yield.ts'
 import { byId, writeStatesOf, type WriteState } from './lookup.ts'
@@ -22,7 +22,6 @@ import {
   mergedLabels,
   mergedLinkedFiles,
   mergedObjectives,
-  readInPages,
   recentEpics,
 } from '../data/overlay.ts'
 import type {
@@ -236,8 +235,8 @@ export class WorkspaceData {
     this.epicStates = new Live(() => db.epicStates.orderBy('position').toArray())
     // Merged: a label created here shows (and can be picked) before the service has it.
     this.labels = new Live(async () => byName(await mergedLabels(db)))
-    // 10,000 rows: read a page at a time, each decoded in a task of its own.
-    this.epicProgress = new Live(() => readInPages(db.epicProgress))
+    // 10,000 rows: read whole a page at a time, then the rows each commit names.
+    this.epicProgress = new Live({ source: keyedTableSource(db, db.epicProgress, (p) => p.id) })
     this.outbox = new Live(() => db.outbox.toArray())
     this.status = new Live(() => syncStatus(db))
 
