@@ -75,6 +75,8 @@ export interface Host {
    * folder, where files.stage finds them already staged.
    */
   attach(side: HostedSide): void
+  /** The pages' and their workers' sockets open now (a closed page's go a moment after it). */
+  connections(): number
   close(): Promise<void>
 }
 
@@ -263,6 +265,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
     attach(mainSide) {
       side = mainSide
     },
+    connections: () => sockets.clients.size,
     close: async () => {
       for (const ws of sockets.clients) ws.terminate()
       await new Promise<void>((resolve) => sockets.close(() => resolve()))

@@ -82,7 +82,9 @@ test('a link that arrived before the window opened is opened once it does', asyn
   await waitForBootstrap(first)
   const epic = (await v4All(service.v4(), '/epics')).filter((e) => !e.archived)[5]
   await outpost.close(first)
-  // The app launched by a link: the main side has it before any window listens.
+  // The app launched by a link: the main side has it before any window listens. A closed page's sockets go a
+  // moment after it, and until then the main side tells it of the link too.
+  await expect.poll(() => outpost.host.host.connections()).toBe(0)
   outpost.host.side.links.push(`outpost://${service.running.workspace}/epic/${epic.id}`)
   const page = await outpost.open()
   await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue(epic.name)
