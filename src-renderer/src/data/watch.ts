@@ -109,9 +109,10 @@ export function watchTables<T>(
 
   const schedule = () => {
     if (closed || running || timer !== undefined || !dirty) return
+    // After a failure, the retry's wait if it is the longer; otherwise the pace's.
     const paced = lastEnd + PACE * lastDuration
-    const retried = failures === 0 ? paced : lastEnd + retryWait(failures)
-    timer = setTimeout(run, Math.max(0, paced, retried) - performance.now())
+    const at = failures === 0 ? paced : Math.max(paced, lastEnd + retryWait(failures))
+    timer = setTimeout(run, Math.max(0, at - performance.now()))
   }
 
   const run = async () => {
