@@ -73,7 +73,7 @@ it('a big table kept by keys reads a changed row alone, and answers what a whole
   await db.epicProgress.bulkPut(Array.from({ length: 3_000 }, (_, i) => progress(i + 1, 1)))
   const answers: CachedEpicProgress[][] = []
   const errors: unknown[] = []
-  stop = keyedTableSource(db, db.epicProgress, (p) => p.id)({ next: (v) => answers.push(v), error: (e) => errors.push(e) })
+  stop = keyedTableSource(db, db.epicProgress)({ next: (v) => answers.push(v), error: (e) => errors.push(e) })
   const answered = async (count: number) => {
     for (let waited = 0; answers.length < count && waited < 10_000; waited += 20) await quiet(20)
     expect(answers).toHaveLength(count)

@@ -1,7 +1,7 @@
 // Sources of answers for the screens (features/live.svelte.ts): Dexie's live
 // queries, kept going through failed runs, and big tables kept by the rows
 // each commit names.
-import { liveQuery, type IndexableType, type Table } from 'dexie'
+import Dexie, { liveQuery, type IndexableType, type Table } from 'dexie'
 import type { OutpostDb } from './db.ts'
 import { readInPages } from './overlay.ts'
 import { retryWait, watchTables } from './watch.ts'
@@ -45,7 +45,9 @@ export const liveSource =
  * rows each commit names: opening an epic writes its progress row, and a bootstrap's commits name theirs;
  * each was a read of the whole table. A change that names no keys (a table cleared) reads it whole again.
  */
-export function keyedTableSource<T, K extends IndexableType, I>(db: OutpostDb, table: Table<T, K, I>, keyOf: (row: T) => K): Source<T[]> {
+export function keyedTableSource<T, K extends IndexableType, I>(db: OutpostDb, table: Table<T, K, I>): Source<T[]> {
+  const keyPath = table.schema.primKey.keyPath as string | string[]
+  const keyOf = (row: T) => Dexie.getByKeyPath(row as object, keyPath) as K
   return (observer) => {
     let rows = new Map<K, T>()
     return watchTables(

@@ -236,7 +236,7 @@ export class WorkspaceData {
     // Merged: a label created here shows (and can be picked) before the service has it.
     this.labels = new Live(async () => byName(await mergedLabels(db)))
     // 10,000 rows: read whole a page at a time, then the rows each commit names.
-    this.epicProgress = new Live({ source: keyedTableSource(db, db.epicProgress, (p) => p.id) })
+    this.epicProgress = new Live({ source: keyedTableSource(db, db.epicProgress) })
     this.outbox = new Live(() => db.outbox.toArray())
     this.status = new Live(() => syncStatus(db))
 
