@@ -17,6 +17,7 @@ const dataDir = join(base, 'data')
 mkdirSync(join(rendererDir, 'assets'), { recursive: true })
 writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>Outpost</title><script type="module" src="/assets/app.js"></script>')
 writeFileSync(join(rendererDir, 'assets', 'app.js'), 'export {}')
+writeFileSync(join(rendererDir, 'assets', 'app-D1_c-Y9z.js'), 'export {}')
 writeFileSync(join(base, 'private.txt'), 'private')
 
 let app: WebApp
@@ -86,6 +87,12 @@ describe('the browser host', () => {
     expect(await page.body.text()).toContain('<title>Outpost</title>')
     expect(String(page.headers['content-security-policy'])).toContain(`connect-src 'self' ws://127.0.0.1:${app.host.port}`)
     expect(String(page.headers['content-security-policy'])).toContain("script-src 'self'")
+    expect(page.headers['cache-control']).toBe('no-cache')
+    // The build's chunks are named by their content's hash: the browser keeps them (and their compiled code) for good.
+    const chunk = await request(`${app.host.origin}/assets/app-D1_c-Y9z.js`)
+    expect(chunk.statusCode).toBe(200)
+    expect(chunk.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+    expect(await chunk.body.text()).toBe('export {}')
     const traversal = await request(`${app.host.origin}/%2e%2e/private.txt`)
     expect(traversal.statusCode).toBe(404)
     expect(await traversal.body.text()).not.toContain('private')

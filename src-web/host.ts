@@ -34,7 +34,7 @@ import { diskFullForStaging, isDiskFull } from '../src-main/files/disk-full.ts'
 import { dispatch } from '../src-main/ipc/dispatch.ts'
 import type { MainSide } from '../src-main/main-side.ts'
 import { contentSecurityPolicy } from '../src-main/shell/content-security-policy.ts'
-import { contentTypeOf, resolveRendererFile } from '../src-main/shell/app-protocol.ts'
+import { cacheControlOf, contentTypeOf, resolveRendererFile } from '../src-main/shell/app-protocol.ts'
 
 export interface HostOptions {
   /** The built renderer (out/renderer). */
@@ -142,7 +142,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
       res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('Not found')
       return
     }
-    res.writeHead(200, { ...headers, 'content-type': contentTypeOf(file), 'content-length': info.size })
+    res.writeHead(200, { ...headers, 'cache-control': cacheControlOf(pathname), 'content-type': contentTypeOf(file), 'content-length': info.size })
     if (req.method === 'HEAD') res.end()
     else createReadStream(file).pipe(res)
   }

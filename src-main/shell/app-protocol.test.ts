@@ -9,6 +9,8 @@ const root = join(base, 'renderer')
 mkdirSync(join(root, 'assets'), { recursive: true })
 writeFileSync(join(root, 'index.html'), '<!doctype html><title>Outpost</title>')
 writeFileSync(join(root, 'assets', 'index-abc.js'), 'console.log(1)')
+// A chunk as the build names it: its content's hash after its name.
+writeFileSync(join(root, 'assets', 'app-D1_c-Y9z.js'), 'export {}')
 // A file beside the renderer folder: what a traversal would try to reach.
 writeFileSync(join(base, 'secret.txt'), 'not for the page')
 afterAll(() => rmSync(base, { recursive: true, force: true }))
@@ -54,6 +56,17 @@ describe('appProtocolHandler', () => {
     expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
     expect(res.headers.get('content-security-policy')).toBe("default-src 'none'")
     expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+  })
+
+  it('lets the build\'s hashed chunks be kept for good and asks for index.html and unhashed files each time', async () => {
+    const chunk = await handler(new Request('outpost://app/assets/app-D1_c-Y9z.js'))
+    expect(chunk.status).toBe(200)
+    expect(chunk.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
+    for (const url of ['outpost://app/', 'outpost://app/index.html', 'outpost://app/assets/index-abc.js']) {
+      expect((await handler(new Request(url))).headers.get('cache-control'), url).toBe('no-cache')
+    }
+    // A refusal is never kept either.
+    expect((await handler(new Request('outpost://app/assets/gone-D1_c-Y9z.js'))).headers.get('cache-control')).toBe('no-cache')
   })
 
   it('serves index.html at the root', async () => {
