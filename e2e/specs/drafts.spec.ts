@@ -4,7 +4,7 @@
 // discarded on purpose; Ctrl+Enter sends; text past the service's limit is
 // refused before anything is queued.
 import type { Page } from '@playwright/test'
-import { epicRow, expect, goTo, pendingButton, signIn, test, v4All, waitForBootstrap } from '../fixtures/outpost.ts'
+import { epicRow, expect, goTo, pendingButton, screens, signIn, test, v4All, waitForBootstrap } from '../fixtures/outpost.ts'
 
 async function openNewest(page: Page, name: string): Promise<void> {
   await goTo(page, 'Epics')
@@ -62,6 +62,52 @@ test('drafts survive Escape, leaving and a reload, and go once sent or discarded
   await expect(page.getByRole('textbox', { name: 'Description' })).toHaveCount(0)
   await expect(page.getByRole('textbox', { name: 'New comment' })).toHaveValue('')
   await expect(page.getByRole('textbox', { name: 'What is the health about?' })).toHaveCount(0)
+})
+
+test('an epic name typed and not saved is kept through a reload, then saved or discarded on purpose', async ({ service, outpost }, info) => {
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  const epics = await v4All(service.v4(), '/epics')
+  const target = epics.filter((e) => !e.archived).sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at))[0]
+  const nameOnService = async () => ((await service.v3().get(`/epics/${target.id}`)).body as { name: string }).name
+  const field = page.getByRole('textbox', { name: 'Epic name' })
+  const kept = page.getByRole('status').filter({ hasText: 'This name is not saved yet.' })
+
+  for (const then of ['Discard', 'Save name'] as const) {
+    await openNewest(page, target.name)
+    const typed = `${target.name}, renamed before a reload (${then})`
+    // Typed, and the window reloads before the field is left: nothing was sent.
+    await field.fill(typed)
+    await page.reload()
+    await goTo(page, 'Epics')
+    await epicRow(page, target.name).first().click()
+    await expect(field).toHaveValue(typed)
+    await expect(kept).toBeVisible()
+    expect(await nameOnService()).toBe(target.name)
+    if (then === 'Discard') {
+      await page.setViewportSize({ width: 800, height: 600 })
+      await screens(page, info, 'epic-name-kept')
+    }
+
+    await kept.getByRole('button', { name: then }).click()
+    await expect(kept).toHaveCount(0)
+    if (then === 'Discard') {
+      await expect(field).toHaveValue(target.name)
+      await expect(pendingButton(page)).toHaveText('All changes saved')
+      expect(await nameOnService()).toBe(target.name)
+    } else {
+      await expect(field).toHaveValue(typed)
+      await expect.poll(nameOnService, { timeout: 30_000 }).toBe(typed)
+      // Saved: nothing is kept for a reload to show again.
+      await page.reload()
+      await goTo(page, 'Epics')
+      await epicRow(page, typed).first().click()
+      await expect(field).toHaveValue(typed)
+      await expect(kept).toHaveCount(0)
+    }
+    await goTo(page, 'Epics')
+  }
 })
 
 test('the new-epic dialog and a new doc keep what was written; a name or title past the limit is refused before anything is queued', async ({ service, outpost }) => {
