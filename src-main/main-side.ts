@@ -171,6 +171,7 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
       updates.start()
     },
     async close() {
+      links.close()
       updates.stop()
       schedule.stop()
       connectivity.stop()

@@ -466,8 +466,13 @@ export interface RequestChannels {
   'outpost:demo.sign-in': { request: void; response: AccountInfo }
   'outpost:connectivity.get': { request: void; response: ConnectivityState }
   'outpost:app.info': { request: void; response: AppInfo }
-  /** The deep links (`outpost://…`) the OS handed over and no window took yet; each is answered once. */
+  /**
+   * The deep links (`outpost://…`) the OS handed over and no window took yet; each is answered once,
+   * and given back (with `outpost:link` again) unless the window says it opened it (links.opened) in time.
+   */
   'outpost:links.take': { request: void; response: string[] }
+  /** The window opened these links it took (links.take): they are not given back. */
+  'outpost:links.opened': { request: { links: string[] }; response: void }
   /** A system notification (Electron's); clicked, its link opens (links.take). `unsupported` in the browser host: the page shows its own. */
   'outpost:notify.show': { request: SystemNotice; response: void }
   /** Makes a new folder for an export (where the user picks, when the shell can ask); null when the user cancelled. */
@@ -565,6 +570,7 @@ const REQUEST_CHANNEL_SET: Record<RequestChannel, true> = {
   'outpost:connectivity.get': true,
   'outpost:app.info': true,
   'outpost:links.take': true,
+  'outpost:links.opened': true,
   'outpost:notify.show': true,
   'outpost:export.begin': true,
   'outpost:export.write': true,

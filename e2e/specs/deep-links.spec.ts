@@ -2,8 +2,10 @@
 // service's address of an epic (or Outpost's own link to a doc), which pasted
 // into the palette or a search opens the item; outpost:// links the OS hands
 // the main side reach the window; the browser host takes them as
-// #/open/<link>; a link to a workspace Outpost is not signed in to says so.
-import { epicRow, expect, goTo, signIn, test, v4All, waitForBootstrap } from '../fixtures/outpost.ts'
+// #/open/<link>; a link to a workspace Outpost is not signed in to says so; a
+// link taken by a window that went away before opening it is given back.
+import { epicRow, expect, goTo, signIn, test, v4All, waitForBootstrap, type LocalService, type OutpostApp } from '../fixtures/outpost.ts'
+import { LINK_LOAN_MS } from '../../src-main/shell/link-inbox.ts'
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] })
 
@@ -76,16 +78,38 @@ test('an outpost:// link the OS hands over opens in the window; the browser host
   await expect(name).toHaveValue(epics[4].name)
 })
 
-test('a link that arrived before the window opened is opened once it does', async ({ service, outpost }) => {
+/** Signed in and synced once, then no window open (as the app launched by a link): the epic at `index`. */
+async function noWindowOpen({ service, outpost }: { service: LocalService; outpost: OutpostApp }, index: number) {
   const first = await outpost.open()
   await signIn(first, service)
   await waitForBootstrap(first)
-  const epic = (await v4All(service.v4(), '/epics')).filter((e) => !e.archived)[5]
+  const epic = (await v4All(service.v4(), '/epics')).filter((e) => !e.archived)[index]
   await outpost.close(first)
-  // The app launched by a link: the main side has it before any window listens. A closed page's sockets go a
-  // moment after it, and until then the main side tells it of the link too.
+  // A closed page's sockets go a moment after it, and until then the main side tells it of a link too.
   await expect.poll(() => outpost.host.host.connections()).toBe(0)
+  return epic
+}
+
+test('a link that arrived before the window opened is opened once it does', async ({ service, outpost }) => {
+  // The app launched by a link: the main side has it before any window listens.
+  const epic = await noWindowOpen({ service, outpost }, 5)
   outpost.host.side.links.push(`outpost://${service.running.workspace}/epic/${epic.id}`)
   const page = await outpost.open()
   await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue(epic.name)
+})
+
+test('a link a window took and never opened (it went away as the link came) is given back, and the next window opens it once', async ({ service, outpost }) => {
+  const epic = await noWindowOpen({ service, outpost }, 6)
+  const link = `outpost://${service.running.workspace}/epic/${epic.id}`
+  outpost.host.side.links.push(link)
+  // Taken by a window that goes before it opens it: it never says it did.
+  expect(outpost.host.side.links.take()).toEqual([link])
+  const page = await outpost.open()
+  const name = page.getByRole('textbox', { name: 'Epic name' })
+  await expect(name).toHaveValue(epic.name, { timeout: LINK_LOAN_MS + 15_000 })
+  // This window said it opened it: it is not given back again (it would open the epic over the docs).
+  await goTo(page, 'Docs')
+  await page.waitForTimeout(LINK_LOAN_MS + 1_000)
+  await expect(name).toHaveCount(0)
+  expect(outpost.host.side.links.take()).toEqual([])
 })

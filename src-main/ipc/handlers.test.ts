@@ -254,6 +254,11 @@ describe('notifications of the system (notify.show) and deep links (links.take)'
     click()
     expect((await ask('outpost:links.take')).value).toEqual(['outpost://acme/epic/12'])
     expect((await ask('outpost:links.take')).value).toEqual([])
+    // The window says it opened it: it is not given back. A malformed word of it is refused.
+    expect(await ask('outpost:links.opened', { links: ['outpost://acme/epic/12'] })).toEqual({ ok: true, value: undefined })
+    for (const bad of [null, { links: 'outpost://acme/epic/12' }, { links: [5] }, { links: Array.from({ length: 101 }, () => 'outpost://acme/epic/1') }]) {
+      expect(await ask('outpost:links.opened', bad)).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    }
     for (const bad of [{ ...notice, link: 'https://evil.example/' }, { ...notice, title: '' }, { ...notice, body: 5 }, null]) {
       expect(await ask('outpost:notify.show', bad)).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
     }

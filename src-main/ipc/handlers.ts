@@ -50,7 +50,7 @@ export interface HandlerDeps {
   /** Called after an account was added, switched to or removed. */
   accountsChanged?: (current: AccountInfo | null) => void
   /** The deep links the OS handed over. */
-  links: Pick<LinkInbox, 'take' | 'push'>
+  links: Pick<LinkInbox, 'take' | 'push' | 'opened'>
   /** Shows a notification of the OS (Electron's), calling `clicked` when it is clicked; absent in the browser host. */
   notify?: (notice: SystemNotice, clicked: () => void) => void
   /** Exports under way. */
@@ -310,6 +310,7 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     'outpost:connectivity.get': async () => deps.connectivity.state,
     'outpost:app.info': async () => deps.appInfo,
     'outpost:links.take': async () => deps.links.take(),
+    'outpost:links.opened': async ({ links }) => deps.links.opened(links),
     'outpost:notify.show': async (notice) => {
       if (!deps.notify) throw new IpcFailure('unsupported', 'This shell shows no notifications of its own: the page shows them.')
       deps.notify(notice, () => deps.links.push(notice.link))

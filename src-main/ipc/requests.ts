@@ -162,6 +162,11 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
   'outpost:connectivity.get': nothing,
   'outpost:app.info': nothing,
   'outpost:links.take': nothing,
+  'outpost:links.opened': (request) => {
+    const links = record(request, 'The request').links
+    if (!Array.isArray(links) || links.length > 100) invalid('links must list at most 100 links')
+    return { links: links.map((link, i) => text(link, `links[${i}]`, 2048)) }
+  },
   'outpost:notify.show': (request) => {
     const r = record(request, 'The request')
     const link = text(r.link, 'link', 2048)
