@@ -109,6 +109,9 @@ test('Browse: one main landmark, segments of one width, and a progress bar that 
   await signIn(page, service)
   await waitForBootstrap(page)
   await goTo(page, 'Objectives')
+  // The screen comes in its own chunk: its tabs and rows are measured once they are there.
+  await expect(page.locator('.tabs').getByRole('link', { name: /^(Objectives|Categories|Teams)$/ })).toHaveCount(3)
+  await expect(page.locator('.row .progress').first()).toBeVisible()
   await expect(page.getByRole('main')).toHaveCount(1)
   const widths = await page.getByRole('link', { name: /^(Objectives|Categories|Teams)$/ }).evaluateAll((links) => links.filter((a) => a.closest('.tabs')).map((a) => Math.round(a.getBoundingClientRect().width)))
   expect(widths).toHaveLength(3)
