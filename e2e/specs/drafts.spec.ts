@@ -74,6 +74,14 @@ test('an epic name typed and not saved is kept through a reload, then saved or d
   const field = page.getByRole('textbox', { name: 'Epic name' })
   const kept = page.getByRole('status').filter({ hasText: 'This name is not saved yet.' })
 
+  // Escape in the field puts the name back and keeps nothing.
+  await openNewest(page, target.name)
+  await field.fill(`${target.name}, typed then escaped`)
+  await field.press('Escape')
+  await expect(field).toHaveValue(target.name)
+  await expect(kept).toHaveCount(0)
+  await goTo(page, 'Epics')
+
   for (const then of ['Discard', 'Save name'] as const) {
     await openNewest(page, target.name)
     const typed = `${target.name}, renamed before a reload (${then})`
