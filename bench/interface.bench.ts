@@ -7,13 +7,16 @@
 //   (a) bootstrap from empty: sign in as a person does and wait for "Synced"
 //       and for the search index to catch up; every main-thread task is
 //       traced (CDP), the first epic row's paint is timed, and the JS heap is
-//       read after a full GC;
+//       read after a full GC; then its floor: the rows it stored written again
+//       into IndexedDB by the idle page (cache-floor.ts);
 //   (b) cold opens: close the browser, launch a new one on the same profile
 //       (the cache filled), open the app; from navigation start to the first
 //       frame painting an epic list: the last screen's copy when the window
 //       kept one (first-paint/screen-copy.ts; first contentful paint), and the live
 //       app's (Element Timing on its first row's text, and the main thread's
-//       own frame as a cross-check); median of BENCH_COLD_OPENS;
+//       own frame as a cross-check); median of BENCH_COLD_OPENS; and their
+//       floor: the copy the window kept, as a static page of the build's HTML
+//       and styles with no script, opened as many times the same way;
 //   (c) search keystrokes, once the index is ready: typing into the epic
 //       list's search and the command palette one key at a time, from the
 //       keydown's timestamp to the task that rendered the results, and to the
@@ -39,7 +42,7 @@
 // Knobs: BENCH_ROUNDS (3; figures are the medians of the rounds), BENCH_COLD_OPENS
 // (5 a round), BENCH_SCALE (1; 0.1 for a quick look), BENCH_WINDOW_MS (see
 // harness.ts), E2E_RENDERER_DIR (another build of the renderer).
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -48,11 +51,13 @@ import { MemorySecretStore } from '../src-web/memory-secrets.ts'
 import { startWebApp, type WebApp } from '../src-web/web-app.ts'
 import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
 import { OPEN_MARKS } from '../src-renderer/src/first-paint/early-cache.ts'
+import { LAST_WORKSPACE_DB_KEY, workspaceKey } from '../src-renderer/src/lib/stored.ts'
 import { SEARCH_MARKS } from '../src-renderer/src/data/search/index.ts'
 import { createSyncer, DEFAULT_SYNC_OPTIONS } from '../src-renderer/src/data/sync/index.ts'
 import { browserCpu, cpuBetween, heapAfterGc, launch, probesOf, traceTasks, type BrowserWindow, type MainThreadTasks } from './browser.ts'
 import { describeLimit, describeRoutes, emptyWindow, floorOf, held, measured, outpostClient, RATE_LIMIT, ratio, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
 import { installFloor, type Floor } from './page-floor.ts'
+import { writeCacheAgain, type CacheFloor } from './cache-floor.ts'
 import { inPage, watchKeystrokes, type Keystroke, type LongFrame, type LongTask, type SlowEvent } from './page-probes.ts'
 import { median, percentile, report, type Figure } from './report.ts'
 
@@ -85,7 +90,12 @@ interface Bootstrap {
   heapBytes: number
   /** The browser's CPU seconds from sign-in to synced (all its processes, and by kind), where /proc tells. */
   cpu: ReturnType<typeof cpuBetween>
+  /** The rows the bootstrap stored, written again into IndexedDB by the page with nothing else running (cache-floor.ts). */
+  cacheFloor: CacheFloor
 }
+
+/** Rows to a transaction in the cache floor: a sync page's size. */
+const CACHE_FLOOR_BATCH = 100
 
 async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: string): Promise<Bootstrap> {
   const { service } = bench
@@ -109,6 +119,8 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     const tasks = await trace.stop()
     const heapBytes = await heapAfterGc(cdp)
     const probes = await probesOf(page)
+    // After the probes are read: the floor's own reads and writes are not the bootstrap's tasks.
+    const cacheFloor = (await page.evaluate(inPage(writeCacheAgain, CACHE_FLOOR_BATCH))) as CacheFloor
     const longTasks = probes.longTasks.filter((t) => t.start >= pageStart)
     const longestTask = [...longTasks].sort((a, b) => b.duration - a.duration)[0]
     const longestTaskFrame = longestTask && probes.longFrames.find((f) => f.start <= longestTask.start + 1 && longestTask.start < f.start + f.duration)
@@ -117,7 +129,7 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     const files = held(service).files
     const row = probes.firstRow
     const firstRowMs = row ? (row.paintAt ?? row.frameAt ?? row.domAt) - pageStart : undefined
-    return { syncedMs, cpu, indexedMs, firstRowMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
+    return { syncedMs, cpu, cacheFloor, indexedMs, firstRowMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
   } finally {
     await context.close()
   }
@@ -199,6 +211,49 @@ async function coldOpen(app: WebApp, profile: string): Promise<{ browser: Browse
   // The copy is the page's first content: its first contentful paint is the copy's (Element Timing reports none for it).
   const lastScreenAt = lastScreenRow ? firstContentfulPaint : undefined
   return { browser, open: { domAt: firstRow!.domAt, frameAt: firstRow!.frameAt!, paintAt: firstRow!.paintAt, lastScreenAt, searchReadyAt, cacheOpenAt, firstScreenReadAt, tasks } }
+}
+
+/**
+ * The floor of a cold open: the screen the last cold open's copy showed, as a page of HTML and the
+ * build's style sheet with no script at all, written next to the build the host serves
+ * (`LAST_SCREEN_FLOOR_PAGE`). What painting that screen costs a newly started browser on this
+ * machine before any of the app's work: a new renderer process, the HTML, the styles (cached), the
+ * first layout with its fonts, paint and raster.
+ */
+const LAST_SCREEN_FLOOR_PAGE = 'last-screen-floor.html'
+
+/** Writes the floor page from the copy `page` keeps (the app's own, from localStorage); false when it keeps none. */
+async function writeLastScreenFloor(page: Page, rendererDir: string): Promise<boolean> {
+  const kept = await page.evaluate(
+    ({ dbKey, prefix }) => {
+      const db = localStorage.getItem(dbKey)
+      return db === null ? null : localStorage.getItem(prefix + db)
+    },
+    { dbKey: LAST_WORKSPACE_DB_KEY, prefix: workspaceKey('last-screen', '') },
+  )
+  const html = kept === null ? undefined : (JSON.parse(kept) as { html?: string }).html
+  if (!html) return false
+  // The build's own head without its scripts; the copy where the app's root is, as screen-copy.ts puts it.
+  const index = readFileSync(join(rendererDir, 'index.html'), 'utf8')
+  const staticPage = index
+    .replace(/<script\b[^>]*>\s*<\/script>/g, '')
+    .replace(/<link rel="modulepreload"[^>]*>/g, '')
+    .replace('<div id="app"></div>', `<div id="app"><div class="last-screen" style="display: contents" inert aria-hidden="true">${html}</div></div>`)
+  if (staticPage.includes('<script') || !staticPage.includes('class="last-screen"')) throw new Error('cold open floor: the build\'s index.html is not as expected')
+  writeFileSync(join(rendererDir, LAST_SCREEN_FLOOR_PAGE), staticPage)
+  return true
+}
+
+/** A new browser on the filled profile, the floor page opened: navigation start to its first contentful paint. */
+async function openLastScreenFloor(app: WebApp, profile: string): Promise<number> {
+  const { page, context } = await launch(profile)
+  try {
+    await page.goto(new URL(`/${LAST_SCREEN_FLOOR_PAGE}`, app.host.url).href)
+    await page.waitForFunction(() => (window as any).__bench.firstContentfulPaint !== undefined, null, { polling: 20, timeout: 60_000 })
+    return (await probesOf(page)).firstContentfulPaint!
+  } finally {
+    await context.close()
+  }
 }
 
 // ---- (c) search keystrokes -----------------------------------------------------------------
@@ -356,14 +411,19 @@ interface Round {
   typed: Typed[]
   floors: FloorTyped[]
   peer: PeerBootstrap
+  /** The cold opens' floor: the same screen as a static page, opened as many times (empty if no copy was kept). */
+  staticOpens: number[]
 }
 
 async function round(index: number): Promise<Round> {
   const bench = await startBenchService(SIZE)
   const folder = mkdtempSync(join(os.tmpdir(), 'outpost-interface-'))
   const profile = join(folder, 'profile')
+  // A copy of the build: the cold open's floor page is written next to it.
+  const rendererDir = join(folder, 'renderer')
+  cpSync(RENDERER_DIR, rendererDir, { recursive: true })
   // The app's gateway paces to the same scaled limit as the service, as in benchmark 1.
-  const app = await startWebApp({ rendererDir: RENDERER_DIR, dataDir: join(folder, 'host'), secrets: new MemorySecretStore(), demo: false, rateLimit: RATE_LIMIT })
+  const app = await startWebApp({ rendererDir, dataDir: join(folder, 'host'), secrets: new MemorySecretStore(), demo: false, rateLimit: RATE_LIMIT })
   let browser: BrowserWindow | undefined
   try {
     const bootstrap = await bootstrapFromEmpty(app, bench, profile)
@@ -382,7 +442,13 @@ async function round(index: number): Promise<Round> {
     }
     const typed = await typeSearches(browser!.page, seededRandom(42 + index))
     const floors = await typeFloors(browser!.page, seededRandom(42 + index))
-    return { bootstrap, peer, opens, typed, floors }
+    const hasFloorPage = await writeLastScreenFloor(browser!.page, rendererDir)
+    await browser!.context.close()
+    browser = undefined
+    const staticOpens: number[] = []
+    for (let i = 0; hasFloorPage && i < COLD_OPENS; i++) staticOpens.push(await openLastScreenFloor(app, profile))
+    console.error(`round ${index + 1}: the same screen as a static page painted at ${staticOpens.map((ms) => ms.toFixed(0)).join(', ') || '- (no copy kept)'} ms`)
+    return { bootstrap, peer, opens, typed, floors, staticOpens }
   } finally {
     await browser?.context.close().catch(() => undefined)
     await app.close()
@@ -423,6 +489,16 @@ async function main(): Promise<void> {
   add('bootstrap: the app against the data layer alone', med((r) => ratio(r.bootstrap.syncedMs, r.peer.ms)), 'x', 'sign-in to synced over the peer of the same round; goal: at most 1.5x')
   const cpuOf = (kind?: string) => boot((b) => (b.cpu ? (kind ? (b.cpu.byKind.get(kind) ?? 0) : b.cpu.total) : Number.NaN))
   add('bootstrap: the browser\'s CPU, sign-in to synced', cpuOf(), 's', `all its processes (from /proc): the browser process (IndexedDB's writes) ${cpuOf('browser').toFixed(1)} s, the renderer (the window and its sync worker) ${cpuOf('renderer').toFixed(1)} s, the GPU process ${cpuOf('gpu-process').toFixed(1)} s; moves less with the machine's load than the times`)
+  const cacheFloor = (pick: (f: CacheFloor) => number) => boot((b) => pick(b.cacheFloor))
+  const biggest = rounds[0].bootstrap.cacheFloor.tables.slice(0, 4).map((t) => `${t.name} ${t.rows} rows ${(t.ms / 1000).toFixed(2)} s`).join(', ')
+  add(
+    'bootstrap: its rows written alone into IndexedDB',
+    cacheFloor((f) => f.ms) / 1000,
+    's',
+    `the floor while the cache is IndexedDB (cache-floor.ts): the ${cacheFloor((f) => f.rows)} rows the bootstrap stored (${(cacheFloor((f) => f.bytes) / 1e6).toFixed(1)} MB as JSON) written again by the idle page, ${CACHE_FLOOR_BATCH} to a transaction, a table at a time; ${biggest}`,
+  )
+  add('bootstrap: that floor against the data layer alone', med((r) => ratio(r.bootstrap.cacheFloor.ms, r.peer.ms)), 'x', "the floor's writes alone over the peer's whole bootstrap, same round")
+  add('bootstrap: the app against that floor', med((r) => ratio(r.bootstrap.syncedMs, r.bootstrap.cacheFloor.ms)), 'x', 'sign-in to synced over the floor of the same round')
   add('bootstrap: sign-in to search index complete', boot((b) => b.indexedMs) / 1000, 's')
   add('bootstrap: sign-in to the first epic rows painted', boot((b) => b.firstRowMs ?? Number.NaN) / 1000, 's', 'while the bootstrap runs (Element Timing on the first row); goal: within 2 s')
   add('bootstrap: requests', boot((b) => b.requests), 'requests', `goal: the floor, the sign-in's whoami and one per prefetched file: ${boot((b) => b.floor)} + 1 + ${boot((b) => b.downloads)} = ${boot((b) => b.floor + 1 + b.downloads)}; all: ${describeRoutes(rounds[0].bootstrap.routes, 20)}`)
@@ -438,6 +514,15 @@ async function main(): Promise<void> {
   const painted = (o: ColdOpen) => o.lastScreenAt ?? live(o)
   const copies = rounds.reduce((n, r) => n + r.opens.filter((o) => o.lastScreenAt !== undefined).length, 0)
   add('cold open: first epic list painted', opens(painted), 'ms', `from navigation start; median of ${COLD_OPENS} opens; goal: under 300 ms; the last screen's copy in ${copies} of ${rounds.length * COLD_OPENS} opens`)
+  const staticRounds = rounds.filter((r) => r.staticOpens.length > 0)
+  const staticMedian = median(staticRounds.map((r) => median(r.staticOpens)))
+  add(
+    'cold open: the same screen as a static page',
+    staticMedian,
+    'ms',
+    `the floor of the first list (no script: the last screen's copy in the build's HTML with its style sheet); median of ${COLD_OPENS} opens in ${staticRounds.length} of ${rounds.length} rounds; slowest ${median(staticRounds.map((r) => Math.max(...r.staticOpens))).toFixed(0)} ms`,
+  )
+  add('cold open: first epic list against the static page', median(staticRounds.map((r) => ratio(median(r.opens.map(painted)), median(r.staticOpens)))), 'x', 'the median of each round over its floor')
   add('cold open: live epic list painted', opens(live), 'ms', 'the app running (Element Timing on its first row)')
   add('cold open: first live epic row in the DOM', opens((o) => o.domAt), 'ms')
   add('cold open: its frame done on the main thread', opens((o) => o.frameAt), 'ms', 'rAF, then the task after it')
