@@ -238,7 +238,8 @@ async function writeLastScreenFloor(page: Page, rendererDir: string): Promise<bo
   const staticPage = index
     .replace(/<script\b[^>]*>\s*<\/script>/g, '')
     .replace(/<link rel="modulepreload"[^>]*>/g, '')
-    .replace('<div id="app"></div>', `<div id="app"><div class="last-screen" style="display: contents" inert aria-hidden="true">${html}</div></div>`)
+    // A function, so that a `$` in the copy's text is not read as a pattern of the replacement.
+    .replace('<div id="app"></div>', () => `<div id="app"><div class="last-screen" style="display: contents" inert aria-hidden="true">${html}</div></div>`)
   if (staticPage.includes('<script') || !staticPage.includes('class="last-screen"')) throw new Error('cold open floor: the build\'s index.html is not as expected')
   writeFileSync(join(rendererDir, LAST_SCREEN_FLOOR_PAGE), staticPage)
   return true
