@@ -4,16 +4,17 @@
 // search, and opening and reading downloaded files. It is what the feature
 // screens get (features/context.ts) and what the status bar and the pending
 // panel read: connectivity, the engine's status and the outbox's, all as plain
-// $state fed by events and liveQuery.
-import { liveQuery, type Subscription } from 'dexie'
+// $state fed by events and by reads of the cache made again as it changes (data/live-source.ts).
 import type { AccountInfo, ConnectivityState } from '../../../src-shared/ipc.ts'
 import { outboxActions, type Actions } from '../data/actions.ts'
 import { bridgeTransport } from '../data/bridge-transport.ts'
 import type { OutpostDb } from '../data/db.ts'
 import { workspaceDb } from '../first-paint/early-cache.ts'
-import { IDLE_STATUS, startDataLayer, syncStatus, type DataLayer, type StorageState, type SyncStatus } from '../data/data-layer.ts'
+import { IDLE_STATUS, startDataLayer, SYNC_STATUS_KEY, syncStatus, type DataLayer, type StorageState, type SyncStatus } from '../data/data-layer.ts'
+import { metaRow, tablesSource } from '../data/live-source.ts'
 import { isStorageFull, WRITE_KEPT_MESSAGE } from '../data/storage-full.ts'
 import { outboxStatus, type OutboxStatus } from '../data/outbox/index.ts'
+import { PAUSE_KEY } from '../data/outbox/records.ts'
 import { bridgeJournal, RESTORED_KEY, type Restored } from '../data/outbox/journal.ts'
 import { createDeferredSearch } from '../data/search/deferred.ts'
 import { startSyncWorker, type SyncWorker } from '../data/sync-worker/start.ts'
@@ -68,7 +69,6 @@ export class OpenWorkspace implements Workspace {
   private stops: (() => void)[] = []
   /** Where the sync's runs happen (null: in this window). */
   private readonly syncWorker: SyncWorker | null
-  private subscriptions: Subscription[] = []
   private closed = false
   private readonly closing = new AbortController()
 
@@ -125,15 +125,16 @@ export class OpenWorkspace implements Workspace {
 
   /** Starts listening and the first replay and sync (main's own 'start' trigger may have come before this window was ready). */
   start = async (): Promise<void> => {
-    this.subscriptions.push(
-      liveQuery(() => syncStatus(this.db)).subscribe({
+    // Each read again when its own rows change (tablesSource: not a Dexie liveQuery, which would gather every commit's keys).
+    this.stops.push(
+      tablesSource(this.db, [metaRow(SYNC_STATUS_KEY)], () => syncStatus(this.db))({
         next: (status) => {
           this.status = status
           this.ready = true
         },
         error: (error) => console.error('Outpost: sync status', error),
       }),
-      liveQuery(() => outboxStatus(this.db)).subscribe({
+      tablesSource(this.db, [{ table: 'outbox' }, metaRow(PAUSE_KEY)], () => outboxStatus(this.db))({
         next: (status) => {
           // A change made while online goes out at once, not at the next reconnect or timer.
           if (status.pending > this.outbox.pending && this.online !== false && !status.paused) this.replaySoon()
@@ -142,7 +143,7 @@ export class OpenWorkspace implements Workspace {
         },
         error: (error) => console.error('Outpost: outbox status', error),
       }),
-      liveQuery(() => this.db.meta.get(RESTORED_KEY)).subscribe({
+      tablesSource(this.db, [metaRow(RESTORED_KEY)], () => this.db.meta.get(RESTORED_KEY))({
         next: (row) => (this.restored = (row?.value as Restored | undefined) ?? null),
         error: (error) => console.error('Outpost: restored changes', error),
       }),
@@ -181,7 +182,6 @@ export class OpenWorkspace implements Workspace {
     if (this.closed) return
     this.closed = true
     for (const stop of this.stops.splice(0)) stop()
-    for (const s of this.subscriptions.splice(0)) s.unsubscribe()
     this.search.dispose()
     this.closing.abort()
     await this.engine.stop().catch(() => undefined)

@@ -5,11 +5,11 @@
 import 'fake-indexeddb/auto'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { OutpostDb } from './db.ts'
-import { mergedEpic } from './overlay.ts'
+import { mergedEpic, mergedLabels } from './overlay.ts'
 import { cachedEpic } from '../../../testing/cached-rows.ts'
-import { keyedTableSource, liveSource } from './live-source.ts'
+import { keyedTableSource, liveSource, metaRow, overlayOf, tablesSource } from './live-source.ts'
 import { RETRY_FIRST_MS } from './watch.ts'
-import type { CachedEpic, CachedEpicProgress } from './types.ts'
+import type { CachedEpic, CachedEpicProgress, CachedLabel } from './types.ts'
 
 let db: OutpostDb
 let stop: (() => void) | undefined
@@ -102,4 +102,63 @@ it('a big table kept by keys reads a changed row alone, and answers what a whole
   await db.epicProgress.clear()
   expect(await answered(4)).toEqual([])
   expect(errors).toEqual([])
+})
+
+const label = (id: number, name: string): CachedLabel => ({ id, name, color: null, archived: false })
+
+/** Waits until `test` holds (a read of fake-indexeddb after a commit takes a few turns). */
+async function until(test: () => boolean, ms = 5_000): Promise<void> {
+  for (const end = Date.now() + ms; !test() && Date.now() < end; ) await quiet(10)
+}
+
+it('a read of small tables follows their commits and its kind of overlay rows, and nothing else', async () => {
+  await db.labels.put(label(1, 'ux'))
+  const answers: string[][] = []
+  let reads = 0
+  stop = tablesSource(db, [{ table: 'labels' }, overlayOf('label')], () => (reads++, mergedLabels(db)))({
+    next: (labels) => answers.push(labels.map((l) => l.name).sort()),
+    error: (e) => {
+      throw e
+    },
+  })
+  await until(() => answers.length === 1)
+  expect(answers).toEqual([['ux']])
+
+  // A bootstrap's commits to other tables, and another kind's overlay rows: no read.
+  await db.epics.bulkPut([cachedEpic(1), cachedEpic(2)])
+  await db.overlay.put({ kind: 'epic', id: '1', patch: { name: 'Renamed' }, created: false, deleted: false, updatedAt: 1 })
+  await db.meta.put({ key: 'sync.status', value: { phase: 'bootstrap' } })
+  await quiet(100)
+  expect(reads).toBe(1)
+
+  // Its table, then a label renamed here (its overlay row): read again each time.
+  await db.labels.put(label(2, 'security'))
+  await until(() => answers.length === 2)
+  await db.overlay.put({ kind: 'label', id: '1', patch: { name: 'design' }, created: false, deleted: false, updatedAt: 2 })
+  await until(() => answers.length === 3)
+  expect(answers).toEqual([['ux'], ['security', 'ux'], ['design', 'security']])
+})
+
+it('a row of meta is followed alone: the other rows of meta do not read it again', async () => {
+  const values: unknown[] = []
+  stop = tablesSource(db, [metaRow('outbox:paused')], async () => (await db.meta.get('outbox:paused'))?.value ?? null)({
+    next: (value) => values.push(value),
+    error: (e) => {
+      throw e
+    },
+  })
+  await until(() => values.length === 1)
+  await db.meta.put({ key: 'sync.status', value: { phase: 'bootstrap' } })
+  await quiet(100)
+  expect(values).toEqual([null])
+  await db.meta.put({ key: 'outbox:paused', value: { reason: 'read-only' } })
+  await until(() => values.length === 2)
+  expect(values).toEqual([null, { reason: 'read-only' }])
+})
+
+it('a read of a table it does not follow fails at once rather than going stale', async () => {
+  const errors: unknown[] = []
+  stop = tablesSource(db, [{ table: 'labels' }], () => db.members.toArray())({ next: () => undefined, error: (e) => errors.push(e) })
+  await until(() => errors.length > 0)
+  expect((errors[0] as Error).name).toBe('NotFoundError')
 })

@@ -8,11 +8,11 @@ import { FIRST_SCREEN_EPICS, takeEarlyFirstScreen } from '../first-paint/early-c
 import { readFirstScreen, saveFirstScreen } from '../first-paint/saved-rows.ts'
 import { epicIdsIn, newestOrder, replaceInOrder } from '../data/epic-order.ts'
 import { watchTables, type ChangedKeys, type Watched } from '../data/watch.ts'
-import { keyedTableSource, liveSource, type Source } from '../data/live-source.ts'
+import { keyedTableSource, liveSource, metaRow, overlayOf, tablesSource, type Source } from '../data/live-source.ts'
 import { afterNextFrame } from '../lib/frames.ts'
 import { yieldToEventLoop } from '../lib/yield.ts'
 import { byId, writeStatesOf, type WriteState } from './lookup.ts'
-import { syncStatus, type SyncStatus } from '../data/data-layer.ts'
+import { SYNC_STATUS_KEY, syncStatus, type SyncStatus } from '../data/data-layer.ts'
 import {
   mergedCategories,
   mergedDocs,
@@ -86,7 +86,7 @@ function epicsSource(db: OutpostDb): Source<CachedEpic[]> {
   let list: CachedEpic[] = []
   const whole = watchedSource(
     db,
-    [{ table: 'epics' }, { table: 'overlay', keys: { from: ['epic'], to: ['epic', []] } }],
+    [{ table: 'epics' }, overlayOf('epic')],
     async () => (list = await mergedEpics(db).then(newestFirst)),
     () => takeEarlyFirstScreen(db) ?? recentEpics(db, FIRST_SCREEN_EPICS),
     async (changed) => {
@@ -228,17 +228,18 @@ export class WorkspaceData {
     this.docs = new Live(async () => (await mergedDocs(db)).sort((a, b) => b.updated_at.localeCompare(a.updated_at)))
     this.files = new Live(async () => (await mergedFiles(db)).sort((a, b) => b.created_at.localeCompare(a.created_at)))
     this.linkedFiles = new Live(async () => (await mergedLinkedFiles(db)).sort((a, b) => b.created_at.localeCompare(a.created_at)))
-    this.objectives = new Live(async () => (await mergedObjectives(db)).sort((a, b) => a.position - b.position))
-    this.categories = new Live(async () => byName(await mergedCategories(db)))
-    this.members = new Live(async () => byName(await db.members.toArray()))
-    this.groups = new Live(async () => byName(await db.groups.toArray()))
-    this.epicStates = new Live(() => db.epicStates.orderBy('position').toArray())
+    // The reference data, the outbox and the sync's status: read again when their own tables change (tablesSource).
+    this.objectives = new Live({ source: tablesSource(db, [{ table: 'objectives' }, overlayOf('objective')], async () => (await mergedObjectives(db)).sort((a, b) => a.position - b.position)) })
+    this.categories = new Live({ source: tablesSource(db, [{ table: 'categories' }, overlayOf('category')], async () => byName(await mergedCategories(db))) })
+    this.members = new Live({ source: tablesSource(db, [{ table: 'members' }], async () => byName(await db.members.toArray())) })
+    this.groups = new Live({ source: tablesSource(db, [{ table: 'groups' }], async () => byName(await db.groups.toArray())) })
+    this.epicStates = new Live({ source: tablesSource(db, [{ table: 'epicStates' }], () => db.epicStates.orderBy('position').toArray()) })
     // Merged: a label created here shows (and can be picked) before the service has it.
-    this.labels = new Live(async () => byName(await mergedLabels(db)))
+    this.labels = new Live({ source: tablesSource(db, [{ table: 'labels' }, overlayOf('label')], async () => byName(await mergedLabels(db))) })
     // 10,000 rows: read whole a page at a time, then the rows each commit names.
     this.epicProgress = new Live({ source: keyedTableSource(db, db.epicProgress) })
-    this.outbox = new Live(() => db.outbox.toArray())
-    this.status = new Live(() => syncStatus(db))
+    this.outbox = new Live({ source: tablesSource(db, [{ table: 'outbox' }], () => db.outbox.toArray()) })
+    this.status = new Live({ source: tablesSource(db, [metaRow(SYNC_STATUS_KEY)], () => syncStatus(db)) })
 
     // Lookups by id, rebuilt when their list changes.
     this.memberById = $derived(byId(this.members.value))

@@ -31,7 +31,8 @@ export interface OutboxStatus {
   paused: OutboxPause | null
 }
 
-const PAUSE_KEY = 'outbox:paused'
+/** The meta row that says the outbox is paused, and why. */
+export const PAUSE_KEY = 'outbox:paused'
 
 /** The outbox's visible state; usable inside liveQuery. */
 export async function outboxStatus(db: OutpostDb, now: number = Date.now()): Promise<OutboxStatus> {
