@@ -29,8 +29,8 @@ import type {
   CachedCustomField,
   CachedDoc,
   CachedEpic,
-  CachedEpicProgress,
   CachedEpicState,
+  EpicProgress,
   CachedFile,
   CachedGroup,
   CachedHealth,
@@ -101,8 +101,8 @@ export type DocV4Fields = Pick<DocV4, (typeof DOC_V4_FIELDS)[number]>
  * A v4 epic. v4 has no `position`: it comes from `position` (the v3 list's, or
  * the cached row's); an epic never seen before goes last, as the service places it.
  */
-export function epicFromV4(e: EpicV4Fields, position: number): CachedEpic {
-  return { ...partialEpicFromV4(e), position }
+export function epicFromV4(e: EpicV4Fields, position: number, progress?: EpicProgress): CachedEpic {
+  return { ...partialEpicFromV4(e), position, ...(progress && { progress }) }
 }
 
 /** A v4 epic without its position (v4 has none): the cached row's stays. */
@@ -169,15 +169,16 @@ export function epicFromV3(e: EpicSlimV3 | EpicV3, cachedDescription = ''): Cach
     app_url: e.app_url,
     created_at: e.created_at,
     updated_at: e.updated_at,
+    // Only when the answer has them: a row merged over the cached one keeps the cached progress.
+    ...(e.stats && typeof e.stats === 'object' && { progress: progressFromStats(e.stats) }),
   }
 }
 
 // ---- stories and progress ----
 
 /** An epic's progress from its stats: not started counts the backlog too. */
-export function progressFromStats(epicId: EntityId, s: EpicStatsV3): CachedEpicProgress {
+export function progressFromStats(s: EpicStatsV3): EpicProgress {
   return {
-    id: epicId,
     done: s.num_stories_done,
     started: s.num_stories_started,
     unstarted: s.num_stories_unstarted + s.num_stories_backlog,

@@ -11,7 +11,6 @@ import type {
   CachedDoc,
   CachedDocEpic,
   CachedEpic,
-  CachedEpicProgress,
   CachedEpicState,
   CachedFile,
   CachedFileContent,
@@ -24,7 +23,9 @@ import type {
   CachedStory,
   CachedStoryList,
   Checkpoint,
+  EntityId,
   EntityKind,
+  EpicProgress,
   MetaRow,
   OutboxRecord,
   OverlayRow,
@@ -48,7 +49,6 @@ export class OutpostDb extends Dexie {
   labels!: EntityTable<CachedLabel, 'id'>
   stories!: EntityTable<CachedStory, 'id'>
   storyLists!: EntityTable<CachedStoryList, 'epic_id'>
-  epicProgress!: EntityTable<CachedEpicProgress, 'id'>
   overlay!: Table<OverlayRow, [EntityKind, string]>
   outbox!: EntityTable<OutboxRecord, 'seq'>
   checkpoints!: EntityTable<Checkpoint, 'kind'>
@@ -97,6 +97,20 @@ export class OutpostDb extends Dexie {
     this.version(3).stores({
       epics: 'id, updated_at, *objective_ids',
     })
+    // Version 4: each epic's progress moves into its row, and its table goes. A bootstrap wrote 10,000
+    // rows of progress of their own, beside the 10,000 epics, and the window read them again: IndexedDB's
+    // cost is mostly per row. The progress held is kept.
+    this.version(4)
+      .stores({ epicProgress: null })
+      .upgrade(async (tx) => {
+        const held = new Map<EntityId, EpicProgress>()
+        await tx.table<EpicProgress & { id: EntityId }>('epicProgress').each(({ id, ...progress }) => void held.set(id, progress))
+        if (held.size === 0) return
+        await tx.table<CachedEpic>('epics').toCollection().modify((epic) => {
+          const progress = held.get(epic.id)
+          if (progress) epic.progress = progress
+        })
+      })
   }
 }
 

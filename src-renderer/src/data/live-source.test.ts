@@ -1,15 +1,14 @@
 // A screen's live query (live-source.ts) goes on through a failed run: it is
 // started again by itself, and then follows the cache's commits as before. A
-// big table kept by keys answers what a whole read would, reading only the rows
-// each commit names.
+// read of small tables follows their commits, and only theirs.
 import 'fake-indexeddb/auto'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { OutpostDb } from './db.ts'
 import { mergedEpic, mergedLabels } from './overlay.ts'
 import { cachedEpic } from '../../../testing/cached-rows.ts'
-import { keyedTableSource, liveSource, metaRow, overlayOf, tablesSource } from './live-source.ts'
+import { liveSource, metaRow, overlayOf, tablesSource } from './live-source.ts'
 import { RETRY_FIRST_MS } from './watch.ts'
-import type { CachedEpic, CachedEpicProgress, CachedLabel } from './types.ts'
+import type { CachedEpic, CachedLabel } from './types.ts'
 
 let db: OutpostDb
 let stop: (() => void) | undefined
@@ -54,54 +53,6 @@ it('stops for good when stopped, even while waiting to run again', async () => {
   stop()
   await quiet(RETRY_FIRST_MS + 200)
   expect(runs).toBe(1)
-})
-
-const progress = (id: number, done: number): CachedEpicProgress => ({
-  id,
-  done,
-  started: 0,
-  unstarted: 5 - done,
-  total: 5,
-  points_done: done,
-  points_started: 0,
-  points_unstarted: 5 - done,
-  points_total: 5,
-  last_story_update: null,
-})
-
-it('a big table kept by keys reads a changed row alone, and answers what a whole read gives', async () => {
-  await db.epicProgress.bulkPut(Array.from({ length: 3_000 }, (_, i) => progress(i + 1, 1)))
-  const answers: CachedEpicProgress[][] = []
-  const errors: unknown[] = []
-  stop = keyedTableSource(db, db.epicProgress)({ next: (v) => answers.push(v), error: (e) => errors.push(e) })
-  const answered = async (count: number) => {
-    for (let waited = 0; answers.length < count && waited < 10_000; waited += 20) await quiet(20)
-    expect(answers).toHaveLength(count)
-    return answers[count - 1]
-  }
-  const sorted = (rows: CachedEpicProgress[]) => [...rows].sort((a, b) => Number(a.id) - Number(b.id))
-  expect((await answered(1)).length).toBe(3_000)
-
-  // An epic opened: its progress row is written, and only that row is read again.
-  let gets = 0
-  const bulkGet = db.epicProgress.bulkGet.bind(db.epicProgress)
-  db.epicProgress.bulkGet = ((keys: number[]) => ((gets += keys.length), bulkGet(keys))) as typeof db.epicProgress.bulkGet
-  await db.epicProgress.put(progress(42, 4))
-  const afterPut = await answered(2)
-  expect(gets).toBe(1)
-  expect(afterPut.find((p) => p.id === 42)?.done).toBe(4)
-  expect(sorted(afterPut)).toEqual(await db.epicProgress.toArray())
-
-  // Deleted epics' rows go.
-  await db.epicProgress.bulkDelete([1, 2])
-  const afterDelete = await answered(3)
-  expect(afterDelete.some((p) => p.id === 1 || p.id === 2)).toBe(false)
-  expect(sorted(afterDelete)).toEqual(await db.epicProgress.toArray())
-
-  // A change that names no keys reads the table whole again.
-  await db.epicProgress.clear()
-  expect(await answered(4)).toEqual([])
-  expect(errors).toEqual([])
 })
 
 const label = (id: number, name: string): CachedLabel => ({ id, name, color: null, archived: false })

@@ -1,9 +1,8 @@
 // Sources of answers for the screens (features/live.svelte.ts): Dexie's live
-// queries, kept going through failed runs, and big tables kept by the rows
-// each commit names.
-import Dexie, { liveQuery, type IndexableType, type Table } from 'dexie'
+// queries, kept going through failed runs, and reads of small tables made
+// again when those tables change.
+import { liveQuery } from 'dexie'
 import type { OutpostDb } from './db.ts'
-import { readInPages } from './overlay.ts'
 import { retryWait, watchTables, type Watched } from './watch.ts'
 import type { EntityKind } from './types.ts'
 
@@ -40,39 +39,6 @@ export const liveSource =
       subscription?.unsubscribe()
     }
   }
-
-/**
- * Every row of a big table (the epics' progress: 10,000 rows), read whole a page at a time, then only the
- * rows each commit names: opening an epic writes its progress row, and a bootstrap's commits name theirs;
- * each was a read of the whole table. A change that names no keys (a table cleared) reads it whole again.
- */
-export function keyedTableSource<T, K extends IndexableType, I>(db: OutpostDb, table: Table<T, K, I>): Source<T[]> {
-  const keyPath = table.schema.primKey.keyPath as string | string[]
-  const keyOf = (row: T) => Dexie.getByKeyPath(row as object, keyPath) as K
-  return (observer) => {
-    let rows = new Map<K, T>()
-    return watchTables(
-      db,
-      [{ table: table.name }],
-      async () => {
-        const all = await readInPages(table)
-        rows = new Map(all.map((row) => [keyOf(row), row]))
-        return all
-      },
-      observer,
-      async (changed) => {
-        const keys = (changed.get(table.name) ?? []) as K[]
-        const fresh = await table.bulkGet(keys)
-        keys.forEach((key, i) => {
-          const row = fresh[i]
-          if (row === undefined) rows.delete(key)
-          else rows.set(key, row)
-        })
-        return [...rows.values()]
-      },
-    )
-  }
-}
 
 /** One row of `meta`, as a watched part of a table. */
 export const metaRow = (key: string): Watched => ({ table: 'meta', keys: { from: key, to: key } })

@@ -26,6 +26,12 @@ export type EntityId = number | string
 /** An epic as the cache keeps it: its fields are written once, in epic-fields.ts. */
 export interface CachedEpic extends Pick<EpicValues, EpicField> {
   id: EntityId
+  /**
+   * Its stories' progress, from the `stats` of a v3 epic (every v3 list and GET carries them). The v4
+   * pages have none: an epic they bring keeps the cached progress, or takes it from the v3 list of the
+   * same run. Absent until a v3 answer gave it (an epic created offline, one whose list has not come).
+   */
+  progress?: EpicProgress
 }
 
 export interface CachedComment {
@@ -185,12 +191,10 @@ export interface CachedStoryList {
 }
 
 /**
- * An epic's progress as its `stats` give it (every epic list carries them): stories and points
- * done, started and not started (backlog included). Kept beside the epic, not in its row: the
- * service computes it from stories, no write changes it, and the v4 pages have none.
+ * An epic's progress as its `stats` give it: stories and points done, started and not started
+ * (backlog included). The service computes it from the stories; no write of the epic changes it.
  */
-export interface CachedEpicProgress {
-  id: EntityId
+export interface EpicProgress {
   done: number
   started: number
   unstarted: number

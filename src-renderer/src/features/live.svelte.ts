@@ -8,7 +8,7 @@ import { FIRST_SCREEN_EPICS, takeEarlyFirstScreen } from '../first-paint/early-c
 import { readFirstScreen, saveFirstScreen } from '../first-paint/saved-rows.ts'
 import { epicIdsIn, newestOrder, replaceInOrder } from '../data/epic-order.ts'
 import { watchTables, type ChangedKeys, type Watched } from '../data/watch.ts'
-import { keyedTableSource, liveSource, metaRow, overlayOf, tablesSource, type Source } from '../data/live-source.ts'
+import { liveSource, metaRow, overlayOf, tablesSource, type Source } from '../data/live-source.ts'
 import { afterNextFrame } from '../lib/frames.ts'
 import { yieldToEventLoop } from '../lib/yield.ts'
 import { byId, writeStatesOf, type WriteState } from './lookup.ts'
@@ -28,7 +28,6 @@ import type {
   CachedCategory,
   CachedDoc,
   CachedEpic,
-  CachedEpicProgress,
   CachedEpicState,
   CachedFile,
   CachedGroup,
@@ -137,7 +136,6 @@ async function newestFirst(epics: CachedEpic[]): Promise<CachedEpic[]> {
   return epics.sort(newestOrder)
 }
 
-
 export class Live<T> {
   #value = $state.raw<T | undefined>(undefined)
   #error = $state.raw<unknown>(undefined)
@@ -207,8 +205,6 @@ export class WorkspaceData {
   readonly groups: Live<CachedGroup[]>
   readonly epicStates: Live<CachedEpicState[]>
   readonly labels: Live<CachedLabel[]>
-  /** Each epic's progress, from the stats of the epic lists (no request per epic). */
-  readonly epicProgress: Live<CachedEpicProgress[]>
   /** Outbox records by `${kind}:${entityId}`: their state says pending, failed or conflict. */
   readonly outbox: Live<OutboxRecord[]>
   /** The sync engine's status: whether the first sync (bootstrap) is done, and how far along. */
@@ -219,7 +215,6 @@ export class WorkspaceData {
   readonly labelById: ReadonlyMap<string, CachedLabel>
   readonly objectiveById: ReadonlyMap<string, CachedObjective>
   readonly categoryById: ReadonlyMap<string, CachedCategory>
-  readonly progressById: ReadonlyMap<string, CachedEpicProgress>
   /** The worst state of each entity's queued writes, by `${kind}:${entityId}`. */
   readonly writeStates: ReadonlyMap<string, WriteState>
 
@@ -236,8 +231,6 @@ export class WorkspaceData {
     this.epicStates = new Live({ source: tablesSource(db, [{ table: 'epicStates' }], () => db.epicStates.orderBy('position').toArray()) })
     // Merged: a label created here shows (and can be picked) before the service has it.
     this.labels = new Live({ source: tablesSource(db, [{ table: 'labels' }, overlayOf('label')], async () => byName(await mergedLabels(db))) })
-    // 10,000 rows: read whole a page at a time, then the rows each commit names.
-    this.epicProgress = new Live({ source: keyedTableSource(db, db.epicProgress) })
     this.outbox = new Live({ source: tablesSource(db, [{ table: 'outbox' }], () => db.outbox.toArray()) })
     this.status = new Live({ source: tablesSource(db, [metaRow(SYNC_STATUS_KEY)], () => syncStatus(db)) })
 
@@ -248,7 +241,6 @@ export class WorkspaceData {
     this.labelById = $derived(byId(this.labels.value))
     this.objectiveById = $derived(byId(this.objectives.value))
     this.categoryById = $derived(byId(this.categories.value))
-    this.progressById = $derived(byId(this.epicProgress.value))
     this.writeStates = $derived(writeStatesOf(this.outbox.value))
   }
 

@@ -51,7 +51,7 @@ function uniqueIn(used: Set<string>, name: string, suffix: string): string {
 
 /** Reads every kind at once (one snapshot for the whole export), as the screens show them. */
 async function readCache(db: OutpostDb) {
-  const [epics, comments, health, docs, docEpics, files, linkedFiles, categories, objectives, teams, members, epicStates, customFields, labels, stories, epicProgress] =
+  const [epics, comments, health, docs, docEpics, files, linkedFiles, categories, objectives, teams, members, epicStates, customFields, labels, stories] =
     await Promise.all([
       merged<CachedEpic>(db, 'epic'),
       merged<CachedComment>(db, 'comment'),
@@ -68,9 +68,13 @@ async function readCache(db: OutpostDb) {
       merged(db, 'customField'),
       merged(db, 'label'),
       readInPages(db.stories),
-      readInPages(db.epicProgress),
     ])
-  return { epics, comments, health, docs, docEpics, files, linkedFiles, categories, objectives, teams, members, epicStates, customFields, labels, stories, epicProgress }
+  // Each epic's progress is kept in its row; the export keeps it in a file of its own, as it always has.
+  const epicProgress = epics.flatMap((e) => (e.progress ? [{ id: e.id, ...e.progress }] : []))
+  return {
+    epics: epics.map(({ progress: _, ...epic }) => epic),
+    comments, health, docs, docEpics, files, linkedFiles, categories, objectives, teams, members, epicStates, customFields, labels, stories, epicProgress,
+  }
 }
 
 function byId<T extends { id: EntityId }>(rows: T[], name: (row: T) => string): Map<string, string> {

@@ -7,7 +7,7 @@
 //   to the outbox, which reconciles them with what the server says.
 import type { Table } from 'dexie'
 import type { OutpostDb } from '../db.ts'
-import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedEpicProgress, CachedHealth, EntityId } from '../types.ts'
+import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedHealth, EntityId, EpicProgress } from '../types.ts'
 import type { KindCheckpoint } from './checkpoints.ts'
 import {
   commentFromSlim,
@@ -119,7 +119,7 @@ async function readInSlices<T extends { id: EntityId }, Insert>(table: Table<T, 
   }
 }
 
-const epicTables = (db: OutpostDb) => [db.epics, db.epicComments, db.epicHealth, db.docEpics, db.stories, db.storyLists, db.epicProgress]
+const epicTables = (db: OutpostDb) => [db.epics, db.epicComments, db.epicHealth, db.docEpics, db.stories, db.storyLists]
 
 /** Should `incoming` replace `cached`? Never with an older version; with the same one only in a bootstrap. */
 function replaces(cached: { updated_at: string } | undefined, incomingUpdatedAt: string, mode: WriteMode): boolean {
@@ -171,18 +171,25 @@ function slimsOver<R extends { id: EntityId }>(
   for (const id of have.keys()) if (!listed.has(id)) gone.push(id)
 }
 
+/** What the v3 epic list says of an epic that v4 does not: its position, and its progress when the list has its stats. */
+export interface ListedEpic {
+  position: number
+  progress?: EpicProgress
+}
+
 /**
  * One page of v4 epics with the comment and health slims they carry, and the
  * walk's checkpoint, in one transaction. An epic's `comments` and `healths`
  * pages are complete, so rows of that epic they no longer list are gone.
- * Returns how many epics were written.
+ * Position and progress come from `listed` (the v3 list of this run) or the
+ * cached row. Returns how many epics were written.
  */
 export async function writeEpicPage(
   db: OutpostDb,
   page: EpicV4Fields[],
   mode: WriteMode,
   checkpoint: KindCheckpoint,
-  positions?: ReadonlyMap<number, number>,
+  listed?: ReadonlyMap<number, ListedEpic>,
 ): Promise<number> {
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const cached = await db.epics.bulkGet(page.map((e) => e.id))
@@ -206,12 +213,14 @@ export async function writeEpicPage(
       const goneComments: EntityId[] = []
       const goneHealth: EntityId[] = []
       for (const e of fresh) {
-        let position = positions?.get(e.id) ?? cachedById.get(e.id)?.position
+        const listing = listed?.get(e.id)
+        const held = cachedById.get(e.id)
+        let position = listing?.position ?? held?.position
         if (position === undefined) {
           last = (last ?? (await lastEpicPosition(db))) + EPIC_POSITION_STEP
           position = last
         }
-        epicRows.push(epicFromV4(e, position))
+        epicRows.push(epicFromV4(e, position, listing?.progress ?? held?.progress))
         slimsOver(e.id, e.comments?.entities, comments.get(e.id), commentFromSlim, commentRows, goneComments)
         slimsOver(e.id, e.healths?.entities, healths.get(e.id), healthFromSlim, healthRows, goneHealth)
       }
@@ -241,8 +250,8 @@ export async function writeDocPage(db: OutpostDb, page: DocV4Fields[], mode: Wri
 }
 
 export interface EpicListResult {
-  /** Each listed epic's position (the v4 pages that follow have none). */
-  positions: Map<number, number>
+  /** Each listed epic's position and progress (the v4 pages that follow have neither). */
+  listed: Map<number, ListedEpic>
   written: number
   removed: number
 }
@@ -264,9 +273,9 @@ const droppedFrom = (cachedIds: EntityId[], listed: ReadonlySet<EntityId>, known
 /**
  * The v3 list of every epic (archived too), which is also the epic id sweep:
  * - cached epics it does not list were deleted on the service: removed;
- * - positions are refreshed (the service renumbers neighbours without touching their updated_at);
- * - epics not cached yet are not stored from it: the v4 walk brings them whole (placed by `positions`);
- * - each epic's progress is stored from its `stats` when the list carries them (changed rows only).
+ * - positions and progress (from `stats`, when the list carries them) are refreshed, in the rows where
+ *   they changed (the service renumbers neighbours, and counts stories, without touching updated_at);
+ * - epics not cached yet are not stored from it: the v4 walk brings them whole (with `listed`).
  */
 export async function writeEpicList(
   db: OutpostDb,
@@ -274,35 +283,29 @@ export async function writeEpicList(
   checkpoint: KindCheckpoint,
   known: ReadonlySet<EntityId>,
 ): Promise<EpicListResult> {
-  const positions = new Map(list.map((e) => [e.id, e.position]))
+  const listed = new Map<number, ListedEpic>(
+    list.map((e) => [e.id, { position: e.position, ...(e.stats && typeof e.stats === 'object' && { progress: progressFromStats(e.stats) }) }]),
+  )
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const cached = await readInSlices(db.epics)
     const cachedIds = new Set(cached.map((e) => e.id))
     const changed: CachedEpic[] = []
     for (const e of cached) {
-      const position = positions.get(e.id as number)
-      if (position !== undefined && position !== e.position) changed.push({ ...e, position })
+      const listing = listed.get(e.id as number)
+      if (!listing) continue
+      const progress = listing.progress ?? e.progress
+      if (listing.position !== e.position || !sameProgress(e.progress, progress)) changed.push({ ...e, position: listing.position, ...(progress && { progress }) })
     }
     await putInSlices(db.epics, changed)
-    await writeProgress(db, list)
-    const gone = droppedFrom([...cachedIds], new Set(positions.keys()), known)
+    const gone = droppedFrom([...cachedIds], new Set(listed.keys()), known)
     await removeEpics(db, gone)
     await db.checkpoints.put(checkpoint)
-    return { positions, written: changed.length, removed: gone.length }
+    return { listed, written: changed.length, removed: gone.length }
   })
 }
 
-const sameProgress = (a: CachedEpicProgress | undefined, b: CachedEpicProgress) =>
-  a !== undefined && (Object.keys(b) as (keyof CachedEpicProgress)[]).every((k) => a[k] === b[k])
-
-/** The progress of each listed epic that carries `stats`, where it changed (inside the caller's transaction). */
-async function writeProgress(db: OutpostDb, list: Pick<EpicSlimV3, 'id' | 'stats'>[]): Promise<void> {
-  const withStats = list.filter((e) => e.stats && typeof e.stats === 'object')
-  if (withStats.length === 0) return
-  const cached = new Map((await db.epicProgress.toArray()).map((p) => [p.id, p]))
-  const changed = withStats.map((e) => progressFromStats(e.id, e.stats)).filter((p) => !sameProgress(cached.get(p.id), p))
-  await putInSlices(db.epicProgress, changed)
-}
+const sameProgress = (a: EpicProgress | undefined, b: EpicProgress | undefined) =>
+  a === b || (a !== undefined && b !== undefined && (Object.keys(b) as (keyof EpicProgress)[]).every((k) => a[k] === b[k]))
 
 /**
  * An epic's stories as its story list gives them, in place of what the cache held, with when they
@@ -315,14 +318,14 @@ export async function writeEpicStories(
   fetchedAt: number,
   epic: { updated_at?: string; stats?: EpicSlimV3['stats'] },
 ): Promise<void> {
-  await db.transaction('rw', [db.epics, db.stories, db.storyLists, db.epicProgress], async () => {
+  await db.transaction('rw', [db.epics, db.stories, db.storyLists], async () => {
     // Deleted meanwhile (a sweep, or a 404 elsewhere): nothing to hang the stories on.
     const cached = await db.epics.get(epicId)
     if (!cached) return
     await db.stories.where('epic_id').equals(epicId).delete()
     if (stories.length > 0) await db.stories.bulkPut(stories.map((s) => storyFromV3(epicId, s)))
-    const progress = epic.stats ? progressFromStats(epicId, epic.stats) : await db.epicProgress.get(epicId)
-    if (epic.stats) await db.epicProgress.put(progress!)
+    const progress = epic.stats ? progressFromStats(epic.stats) : cached.progress
+    if (progress && !sameProgress(cached.progress, progress)) await db.epics.put({ ...cached, progress })
     await db.storyLists.put({
       epic_id: epicId,
       fetchedAt,
@@ -388,7 +391,6 @@ export async function removeEpics(db: OutpostDb, ids: EntityId[]): Promise<void>
     await db.docEpics.where('epic_id').anyOf(ids).delete()
     await db.stories.where('epic_id').anyOf(ids).delete()
     await db.storyLists.bulkDelete(ids)
-    await db.epicProgress.bulkDelete(ids)
   })
 }
 

@@ -15,7 +15,7 @@ import type { OutpostDb } from '../db.ts'
 import { isNotFound, type Transport } from '../transport.ts'
 import type { CachedDoc, CachedEpic, CachedHealth } from '../types.ts'
 import { removeDocs, removeEpics, replaceDocLinks, writeEpicStories } from './cache.ts'
-import { commentsFromV3, docFromV4, epicFromV3, healthFromV3, progressFromStats, STORY_V3_FIELDS, type StoryV3Fields } from '../convert.ts'
+import { commentsFromV3, docFromV4, epicFromV3, healthFromV3, STORY_V3_FIELDS, type StoryV3Fields } from '../convert.ts'
 
 export interface RefreshDeps {
   db: OutpostDb
@@ -49,15 +49,17 @@ export async function refreshEpic({ db, transport, clock = Date.now }: RefreshDe
   }
   const [epic, history, docs, stories] = answers
   const fetchedAt = clock()
-  return db.transaction('rw', [db.epics, db.epicComments, db.epicHealth, db.docEpics, db.stories, db.storyLists, db.epicProgress], async () => {
+  return db.transaction('rw', [db.epics, db.epicComments, db.epicHealth, db.docEpics, db.stories, db.storyLists], async () => {
     const cached = await db.epics.get(id)
     // A sync or an outbox write-back stored a newer version meanwhile: it stands, with its comments
     // and health; the stories and progress are as fresh as they come (no write changes them).
     if (cached && cached.updated_at > epic.updated_at) {
       await writeEpicStories(db, id, stories, fetchedAt, { stats: epic.stats })
-      return cached
+      return (await db.epics.get(id)) ?? cached
     }
     const row = epicFromV3(epic, cached?.description)
+    // A GET carries the epic's stats; an answer without them leaves the cached progress standing.
+    if (!row.progress && cached?.progress) row.progress = cached.progress
     await db.epics.put(row)
     await db.epicComments.where('epic_id').equals(id).delete()
     const comments = commentsFromV3(id, epic.comments ?? [])
@@ -68,7 +70,6 @@ export async function refreshEpic({ db, transport, clock = Date.now }: RefreshDe
     await db.epicHealth.where('epic_id').equals(id).delete()
     if (healths.length > 0) await db.epicHealth.bulkPut(healths)
     await replaceDocLinks(db, 'epic_id', id, docs.map((d) => ({ doc_id: d.id, epic_id: id })))
-    if (epic.stats) await db.epicProgress.put(progressFromStats(id, epic.stats))
     await writeEpicStories(db, id, stories, fetchedAt, { updated_at: epic.updated_at, stats: epic.stats })
     return row
   })

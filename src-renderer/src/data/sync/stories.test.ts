@@ -42,9 +42,9 @@ describe('epic stories and progress', () => {
     expect(await db.stories.count()).toBe(0)
     expect(transport.counted.calls.get('epicStories.list')).toBeUndefined()
     const listed = await serviceEpics()
-    expect(await db.epicProgress.count()).toBe(listed.length)
+    expect(await db.epics.count()).toBe(listed.length)
     for (const e of listed) {
-      const p = await db.epicProgress.get(e.id)
+      const p = (await db.epics.get(e.id))?.progress
       expect(p).toMatchObject({
         done: e.stats.num_stories_done,
         started: e.stats.num_stories_started,
@@ -88,7 +88,6 @@ describe('epic stories and progress', () => {
     expect(await db.epics.get(epic.id)).toBeUndefined()
     expect(await db.stories.where('epic_id').equals(epic.id).count()).toBe(0)
     expect(await db.storyLists.get(epic.id)).toBeUndefined()
-    expect(await db.epicProgress.get(epic.id)).toBeUndefined()
   })
 
   it('a sync fetches again only cached stories whose epic changed, at most storyRefreshesPerRun a run; none otherwise', async () => {
@@ -112,7 +111,10 @@ describe('epic stories and progress', () => {
     expect(first.result.storiesRefreshed).toBe(2)
     expect(first.calls['epicStories.list']).toBe(2)
     expect(transport.counted.log.filter((l) => l.operation === 'epicStories.list').map((l) => l.request.lane)).toEqual(['sync', 'sync'])
-    expect((await db.epicProgress.get(other.id))?.total).toBe(other.stats.num_stories_total + 1)
+    expect((await db.epics.get(other.id))?.progress?.total).toBe(other.stats.num_stories_total + 1)
+    // The epics whose stories are cached hold their progress as the service counts it now.
+    const counted = new Map((await serviceEpics()).map((e) => [e.id, e.stats.num_stories_total]))
+    for (const epicId of cachedWith) expect((await db.epics.get(epicId))?.progress?.total).toBe(counted.get(epicId))
     expect(await db.stories.where('epic_id').equals(other.id).count()).toBe(0)
 
     // The third waits for the next run; then all are current and a run fetches none.
@@ -133,10 +135,27 @@ describe('epic stories and progress', () => {
     expect((await upgraded.epics.get(1))?.name).toBe('Kept')
     expect(await upgraded.stories.count()).toBe(0)
     expect(await upgraded.storyLists.count()).toBe(0)
-    expect(await upgraded.epicProgress.count()).toBe(0)
-    expect(upgraded.verno).toBe(3)
+    expect(upgraded.tables.map((t) => t.name)).not.toContain('epicProgress')
+    expect(upgraded.verno).toBe(4)
     // What reads use stays; an epic's owners, teams, labels, state, archived and external id are indexed no more.
     expect(upgraded.epics.schema.indexes.map((i) => i.name).sort()).toEqual(['objective_ids', 'updated_at'])
     expect((await upgraded.epics.orderBy('updated_at').first())?.name).toBe('Kept')
+  })
+  it('a cache of the third version opens with each epic’s progress in its row, and the table of progress gone', async () => {
+    const name = 'outpost:upgrade-progress'
+    const old = new Dexie(name, { indexedDB: world.indexedDB, IDBKeyRange })
+    old.version(3).stores({ epics: 'id, updated_at, *objective_ids', epicProgress: 'id', meta: 'key' })
+    const progress = { done: 2, started: 1, unstarted: 3, total: 6, points_done: 5, points_started: 2, points_unstarted: 8, points_total: 15, last_story_update: '2025-01-02T00:00:00Z' }
+    await old.table('epics').bulkPut([
+      { id: 1, name: 'With progress', updated_at: '2025-01-01T00:00:00Z', objective_ids: [] },
+      { id: 2, name: 'Without', updated_at: '2025-01-01T00:00:00Z', objective_ids: [] },
+    ])
+    await old.table('epicProgress').put({ id: 1, ...progress })
+    old.close()
+    const upgraded = world.openDb(name)
+    expect(await upgraded.epics.get(1)).toEqual({ id: 1, name: 'With progress', updated_at: '2025-01-01T00:00:00Z', objective_ids: [], progress })
+    expect(await upgraded.epics.get(2)).toEqual({ id: 2, name: 'Without', updated_at: '2025-01-01T00:00:00Z', objective_ids: [] })
+    expect(upgraded.tables.map((t) => t.name)).not.toContain('epicProgress')
+    expect(upgraded.verno).toBe(4)
   })
 })

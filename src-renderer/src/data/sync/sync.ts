@@ -42,7 +42,7 @@ import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { DocSlimV3 } from '../../../../src-shared/api/v3/docs.ts'
 import type { OperationFailure } from '../../../../src-shared/api/operations.ts'
 import type { EntityId } from '../types.ts'
-import { knownIds, removeFiles, replaceAll, writeDocList, writeEpicList } from './cache.ts'
+import { knownIds, removeFiles, replaceAll, writeDocList, writeEpicList, type ListedEpic } from './cache.ts'
 import { refreshEpicStories } from './refresh.ts'
 import {
   FILE_KINDS,
@@ -117,7 +117,7 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
   }
   const now = ctx.clock()
   const due = (cp: KindCheckpoint, interval: number) => !cp.bootstrapped || options.force === true || cp.syncedAt === null || now - cp.syncedAt >= interval
-  let positions: Map<number, number> | undefined
+  let listed: ReadonlyMap<number, ListedEpic> | undefined
   /** Walks that finished a bootstrap in this run (the epics' may end with its first page, before the list). */
   const walked = new Set<SyncKind>()
 
@@ -144,13 +144,13 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
         }
         const known = await knownIds(ctx.db.epics)
         // Ids, positions and stats (each epic's progress, which no other list carries). In a bootstrap the
-        // v4 pages that follow bring every epic whole, placed by these positions (v4 has none): the list's
+        // v4 pages that follow bring every epic whole, with these positions and progress (v4 has neither): the list's
         // own rows are not stored, or each epic would be written twice. The list counts as fetched once
         // that walk is done, so a bootstrap stopped before then asks for it again (its positions).
         const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: ['id', 'position', 'stats'] })
         const done = { ...cp, syncedAt: ctx.clock(), done: list.length, total: list.length }
         const result = await writeEpicList(ctx.db, list, done, known)
-        positions = result.positions
+        listed = result.listed
         report.written += result.written
         report.removed += result.removed
         ctx.progress({ kind, phase: cp.bootstrapped ? 'incremental' : 'bootstrap', done: list.length, total: list.length })
@@ -172,7 +172,7 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
         ctx.progress({ kind, phase: 'incremental', done: list.length, total: list.length })
       } else {
         if (!walked.has(kind)) {
-          const result = await walk(ctx, kind, kind === 'epics' ? positions : undefined)
+          const result = await walk(ctx, kind, kind === 'epics' ? listed : undefined)
           report.written += result.written
           if (kind === 'epics' && result.phase === 'bootstrap') walked.add('epics')
         }
@@ -220,11 +220,11 @@ async function refreshStaleStories(ctx: SyncContext): Promise<number> {
   const lists = await ctx.db.storyLists.orderBy('fetchedAt').toArray()
   if (lists.length === 0) return 0
   const ids = lists.map((l) => l.epic_id)
-  const [epics, progress] = await Promise.all([ctx.db.epics.bulkGet(ids), ctx.db.epicProgress.bulkGet(ids)])
+  const epics = await ctx.db.epics.bulkGet(ids)
   const stale = lists.filter((l, i) => {
     const epic = epics[i]
     if (!epic) return false
-    const lastStoryUpdate = progress[i]?.last_story_update ?? null
+    const lastStoryUpdate = epic.progress?.last_story_update ?? null
     return epic.updated_at > l.epicUpdatedAt || (lastStoryUpdate !== null && lastStoryUpdate !== l.lastStoryUpdate)
   })
   let done = 0

@@ -16,7 +16,7 @@
 // changed after its page was read would be missed if a later page showed a
 // newer change to another item.
 import type { OutpostDb } from '../db.ts'
-import { writeDocPage, writeEpicPage, type WriteMode } from './cache.ts'
+import { writeDocPage, writeEpicPage, type ListedEpic, type WriteMode } from './cache.ts'
 import { readCheckpoint, type KindCheckpoint, type WalkKind } from './checkpoints.ts'
 import { call, cursorOf, isExpiredCursor, type ListAnswer, type SyncContext } from './context.ts'
 import { DOC_V4_FIELDS, EPIC_V4_FIELDS, type DocV4Fields, type EpicV4Fields } from '../convert.ts'
@@ -25,7 +25,7 @@ import type { OperationName } from '../../../../src-shared/api/operations.ts'
 interface WalkSource<T extends { updated_at: string }> {
   operation: OperationName
   fields: readonly string[]
-  write: (db: OutpostDb, page: T[], mode: WriteMode, checkpoint: KindCheckpoint, positions?: ReadonlyMap<number, number>) => Promise<number>
+  write: (db: OutpostDb, page: T[], mode: WriteMode, checkpoint: KindCheckpoint, listed?: ReadonlyMap<number, ListedEpic>) => Promise<number>
 }
 
 const SOURCES: { epics: WalkSource<EpicV4Fields>; docs: WalkSource<DocV4Fields> } = {
@@ -46,10 +46,10 @@ const later = (a: string | null, b: string | null | undefined): string | null =>
 
 /**
  * One walk of a kind: the bootstrap when the kind has none finished yet,
- * otherwise an incremental walk down to its checkpoint. `positions` (the v3
- * epic list of this run, when it ran) places epics the cache has not seen.
+ * otherwise an incremental walk down to its checkpoint. `listed` (the v3
+ * epic list of this run, when it ran) places epics and gives their progress.
  */
-export async function walk(ctx: SyncContext, kind: WalkKind, positions?: ReadonlyMap<number, number>, options: { pages?: number } = {}): Promise<WalkResult> {
+export async function walk(ctx: SyncContext, kind: WalkKind, listed?: ReadonlyMap<number, ListedEpic>, options: { pages?: number } = {}): Promise<WalkResult> {
   const source = SOURCES[kind] as WalkSource<{ updated_at: string }>
   const fields = source.fields.join(',')
   let cp = await readCheckpoint(ctx.db, kind)
@@ -99,7 +99,7 @@ export async function walk(ctx: SyncContext, kind: WalkKind, positions?: Readonl
     // The next page is asked for (its cursor is all it needs) while this one is written: the service's
     // answer and the cache's write overlap, where one after the other a walk would wait for both each page.
     if (!finished && !pausing) asked = ask(next.cursor)
-    result.written += await source.write(ctx.db, items, phase, next, positions)
+    result.written += await source.write(ctx.db, items, phase, next, listed)
     cp = next
     ctx.progress({ kind, phase, done, total })
     if (finished || pausing) return { ...result, finished }
