@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { v3 } from '../../../../testing/service.ts'
 import { createSyncer, isBootstrapped, SYNC_KINDS, type SyncProgress } from './index.ts'
+import { AHEAD } from './walk.ts'
 import { EPIC_V4_FIELDS, DOC_V4_FIELDS } from '../convert.ts'
 import { bootstrapFloor, countingTransport, pages, serviceCounts, startWorld, type World } from '../../../../testing/sync-kit.ts'
 
@@ -92,6 +93,44 @@ describe('bootstrap', () => {
     expect(last.get('epics')!.total).toBe(serviceCounts(w.service).epics)
   })
 
+  it('pages that come while the cache is busy are stored together, with the last one’s checkpoint', async () => {
+    world = await startWorld({ seed: { epics: 1200, docs: 0, files: 0 } })
+    const w = world
+    const db = w.openDb()
+    // The cache held by another transaction from the walk's first page on (after the head page and the
+    // list), until its next AHEAD pages have come.
+    let hold: Promise<unknown> | undefined
+    let release = () => {}
+    let pagesAnswered = 0
+    const inner = countingTransport(w.transport, (operation) => {
+      if (operation !== 'epics.list' || hold || inner.counted.calls.get('epics.v3List') !== 1) return
+      let held = true
+      release = () => void (held = false)
+      hold = db.transaction('rw', db.checkpoints, async () => {
+        while (held) await db.checkpoints.get('epics')
+      })
+    })
+    const transport = {
+      ...inner,
+      call: async <T>(...args: Parameters<typeof inner.call>) => {
+        const answer = await inner.call<T>(...args)
+        if (args[0] === 'epics.list' && hold && ++pagesAnswered === 1 + AHEAD) setTimeout(release, 0)
+        return answer
+      },
+    }
+    const progress: SyncProgress[] = []
+    await createSyncer({ db, transport, clock: Date.now, options: { fileBudgetBytes: 0 }, onProgress: (p) => progress.push(p) }).sync()
+    await hold
+    const told = progress.filter((p) => p.kind === 'epics').map((p) => p.done)
+    // The head page; the first page of the walk, alone (written as soon as it came, then held); the AHEAD
+    // pages that came meanwhile, in one write.
+    expect(told.slice(0, 3)).toEqual([100, 200, 200 + AHEAD * 100])
+    expect(told.at(-1)).toBe(1200)
+    expect(inner.counted.calls.get('epics.list')).toBe(12)
+    expect(await db.epics.count()).toBe(1200)
+    expect((await db.checkpoints.get('epics'))?.bootstrapped).toBe(true)
+  })
+
   it('bootstraps a larger workspace in ceil(E/100) + ceil(D/100) + 10 requests, with fields', async () => {
     const { world: w, db, transport, progress, epicWrites } = await bootstrap({ epics: 1200, docs: 250, files: 120 })
     const c = serviceCounts(w.service)
@@ -115,8 +154,14 @@ describe('bootstrap', () => {
     }
     // The epic list of a bootstrap carries only the positions and progress the v4 pages lack.
     expect(transport.counted.log.find((l) => l.operation === 'epics.v3List')?.request.fields).toEqual(['id', 'position', 'stats'])
-    // Epic pages report progress page by page.
-    expect(progress.filter((p) => p.kind === 'epics').map((p) => p.done)).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200])
+    // Epic pages report progress as they are stored: whole pages, never back, up to all of them.
+    const told = progress.filter((p) => p.kind === 'epics').map((p) => p.done)
+    expect(told[0]).toBe(100)
+    expect(told.at(-1)).toBe(1200)
+    told.forEach((done, i) => {
+      expect(done % 100).toBe(0)
+      if (i > 0) expect(done).toBeGreaterThan(told[i - 1])
+    })
   })
 
   it('stores the newest epics before it asks for the list of all', async () => {
