@@ -182,7 +182,7 @@ function callPhases(calls: HostCall[], from: number, to: number): string {
     const last = calls.at(-1)!
     const gaps = calls.slice(1).map((c, i) => c.at - calls[i].at)
     const end = last.at + last.answerMs + last.sendMs
-    return `  ${ms(first.at)} to ${ms(end)}  ${String(calls.length).padStart(4)} x ${name}; between two ${median(gaps).toFixed(0)} ms, answered in ${median(calls.map((c) => c.answerMs)).toFixed(1)} ms (median)`
+    return `  ${ms(first.at)} to ${ms(end)}  ${String(calls.length).padStart(4)} x ${name}; between two ${median(gaps).toFixed(0)} ms, answered in ${median(calls.map((c) => c.answerMs)).toFixed(1)} ms, on the socket ${median(calls.map((c) => c.sendMs)).toFixed(1)} ms later (medians)`
   })
   return [`calls from sign-in to synced (${(to - from).toFixed(0)} ms), by phase:`, ...lines].join('\n')
 }

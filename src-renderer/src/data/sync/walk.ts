@@ -65,6 +65,11 @@ export async function walk(ctx: SyncContext, kind: WalkKind, listed?: ReadonlyMa
   // Read down to this (ms); a bootstrap reads everything.
   const floor = phase === 'incremental' && cp.since ? Date.parse(cp.since) - ctx.options.overlapMs : null
   const result: WalkResult = { phase, pages: 0, written: 0 }
+  /** Pages come newest first: one whose oldest item is below the floor is the last an incremental walk needs. */
+  const reachesFloor = (page: ListAnswer<{ updated_at: string }>) => {
+    const oldest = page.entities.at(-1)?.updated_at
+    return floor !== null && oldest !== undefined && Date.parse(oldest) < floor
+  }
   const ask = (from: string | null): Promise<ListAnswer<{ updated_at: string }>> =>
     call<ListAnswer<{ updated_at: string }>>(ctx, source.operation, {
       query: from ? { cursor: from, fields } : { limit: ctx.options.pageSize, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields },
@@ -104,9 +109,7 @@ export async function walk(ctx: SyncContext, kind: WalkKind, listed?: ReadonlyMa
         came.push({ page, from, restarted })
         restarted = false
         wake?.()
-        const oldest = page.entities.at(-1)?.updated_at
-        const reachedFloor = floor !== null && oldest !== undefined && Date.parse(oldest) < floor
-        if (!page.next_page_url || reachedFloor || (options.pages !== undefined && asked >= options.pages)) return
+        if (!page.next_page_url || reachesFloor(page) || (options.pages !== undefined && asked >= options.pages)) return
         from = cursorOf(page.next_page_url)
       }
     } catch (error) {
@@ -126,25 +129,21 @@ export async function walk(ctx: SyncContext, kind: WalkKind, listed?: ReadonlyMa
       const batch = came.splice(0)
       room?.()
       const items: { updated_at: string }[] = []
-      let next = cp
       let last = false
       let total = 0
       for (const { page, from, restarted } of batch) {
         result.pages++
         if (restarted) done = 0
         const walkSince = from ? cp.walkSince : later(cp.since, page.entities[0]?.updated_at)
-        const oldest = page.entities.at(-1)?.updated_at
-        const reachedFloor = floor !== null && oldest !== undefined && Date.parse(oldest) < floor
-        const finished = !page.next_page_url || reachedFloor
+        const finished = !page.next_page_url || reachesFloor(page)
         const kept = floor === null ? page.entities : page.entities.filter((e) => Date.parse(e.updated_at) >= floor)
         items.push(...kept)
         done += kept.length
         // An incremental walk cannot know how many changed: it says one more page may come until it ends.
         total = finished ? done : phase === 'bootstrap' ? page.total_items : done + ctx.options.pageSize
-        next = finished
+        cp = finished
           ? { ...cp, bootstrapped: true, cursor: null, done: 0, total: 0, since: walkSince, walkSince: null, syncedAt: ctx.clock() }
           : { ...cp, cursor: cursorOf(page.next_page_url), done, total, walkSince }
-        cp = next
         // Asked to stop after this page (`pages`): the walk goes on from its checkpoint next time.
         const pausing = !finished && options.pages !== undefined && result.pages >= options.pages
         if (finished || pausing) {
@@ -153,7 +152,7 @@ export async function walk(ctx: SyncContext, kind: WalkKind, listed?: ReadonlyMa
         }
       }
       // What came is stored, even when the walk was stopped meanwhile: its requests need not be made again.
-      result.written += await source.write(ctx.db, items, phase, next, listed)
+      result.written += await source.write(ctx.db, items, phase, cp, listed)
       ctx.progress({ kind, phase, done, total })
       if (last) return result
     }
