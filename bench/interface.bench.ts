@@ -117,9 +117,10 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     const indexedMs = performance.now() - started
     const traffic = recording.stop()
     const tasks = await trace.stop()
-    const heapBytes = await heapAfterGc(cdp)
     const probes = await probesOf(page)
-    // After the probes are read: the floor's own reads and writes are not the bootstrap's tasks.
+    // After the probes are read: the forced collections and the floor's own reads and writes are the
+    // benchmark's work, not the bootstrap's tasks.
+    const heapBytes = await heapAfterGc(cdp)
     const cacheFloor = (await page.evaluate(inPage(writeCacheAgain, CACHE_FLOOR_BATCH))) as CacheFloor
     const longTasks = probes.longTasks.filter((t) => t.start >= pageStart)
     const longestTask = [...longTasks].sort((a, b) => b.duration - a.duration)[0]

@@ -9,6 +9,7 @@
 //                                 sync worker has a socket of its own, which the page's session cannot see)
 //   PROFILE_CONSOLE=1             the page's console; PROFILE_INIT=<script> runs before the page's own
 //   PROFILE_WORKER_OUT=file.cpuprofile  the sync worker's own CPU profile (where the cache's writes spend their time)
+//   PROFILE_AFTER_MS=<ms>         go on profiling that long after "Synced" (the window's idle work after a bootstrap)
 //   PROFILE_CALLS=1               the pages' calls to the host by phase (runs of one operation: how many, from
 //                                 when to when after sign-in, the median time between two, the median answer)
 // An unminified build profiles with names: E2E_RENDERER_DIR=<a build with minify off>.
@@ -73,6 +74,8 @@ try {
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: 600_000 })
   const syncedMs = performance.now() - started
+  // What follows "Synced" too (the search index's idle work): PROFILE_AFTER_MS more of the profile.
+  if (process.env.PROFILE_AFTER_MS) await page.waitForTimeout(Number(process.env.PROFILE_AFTER_MS))
   if (process.env.PROFILE_CALLS) console.log(callPhases(calls, started, started + syncedMs))
   if (worker && process.env.PROFILE_WORKER_OUT) writeFileSync(process.env.PROFILE_WORKER_OUT, JSON.stringify(await worker.stop()))
   let tasks = { busyMs: 0, tasks: 0, longestMs: 0, over50: 0 }

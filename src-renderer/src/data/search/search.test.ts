@@ -262,6 +262,35 @@ describe('local search', () => {
     }
   })
 
+  it('orders the titles for letters in idle time, a slice an idle period, and answers as it would without', async () => {
+    const db = openDb()
+    await db.epics.bulkPut(Array.from({ length: 2_500 }, (_, i) => epic(i + 1, `${['road', 'risk', 'map'][i % 3]} ${i % 40}`, '', { archived: i % 7 === 0 })))
+    const queries = ['r', 'm', 'r 1', 'm 3', 'road 2', 'x']
+    // Without idle time (as here, in Node): the order is made by the first query of letters.
+    const plain = start(db)
+    await plain.ready
+    const answers = queries.map((q) => ids(plain, q, { limit: 50 }))
+    expect(answers[0]).toHaveLength(50)
+
+    const periods: IdleRequestCallback[] = []
+    vi.stubGlobal('requestIdleCallback', (run: IdleRequestCallback) => periods.push(run))
+    try {
+      const search = start(db)
+      await search.ready
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      // Idle periods with no time left: one slice of 1,000 titles each, then the sort with the last.
+      let ran = 0
+      while (periods.length > 0) {
+        ran++
+        periods.shift()!({ didTimeout: false, timeRemaining: () => 0 })
+      }
+      expect(ran).toBe(3)
+      expect(queries.map((q) => ids(search, q, { limit: 50 }))).toEqual(answers)
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
+
   it('answers nothing to an empty query', async () => {
     const { search } = await seeded()
     expect(search.query('')).toEqual([])
