@@ -262,10 +262,15 @@ describe('local search', () => {
     }
   })
 
-  it('orders the titles for letters in idle time, a slice an idle period, and answers as it would without', async () => {
+  /** 2,500 epics of few title words, and queries of letters that find many of them. */
+  async function manyTitles(): Promise<{ db: OutpostDb; queries: string[] }> {
     const db = openDb()
     await db.epics.bulkPut(Array.from({ length: 2_500 }, (_, i) => epic(i + 1, `${['road', 'risk', 'map'][i % 3]} ${i % 40}`, '', { archived: i % 7 === 0 })))
-    const queries = ['r', 'm', 'r 1', 'm 3', 'road 2', 'x']
+    return { db, queries: ['r', 'm', 'r 1', 'm 3', 'road 2', 'x'] }
+  }
+
+  it('orders the titles for letters in idle time, a slice an idle period, and answers as it would without', async () => {
+    const { db, queries } = await manyTitles()
     // Without idle time (as here, in Node): the order is made by the first query of letters.
     const plain = start(db)
     await plain.ready
@@ -286,6 +291,30 @@ describe('local search', () => {
       }
       expect(ran).toBe(3)
       expect(queries.map((q) => ids(search, q, { limit: 50 }))).toEqual(answers)
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
+
+  it('a query of letters while the titles are being weighed in idle time finishes the order, and answers as it would without', async () => {
+    const { db, queries } = await manyTitles()
+    const plain = start(db)
+    await plain.ready
+    const answers = queries.map((q) => ids(plain, q, { limit: 50 }))
+
+    const periods: IdleRequestCallback[] = []
+    vi.stubGlobal('requestIdleCallback', (run: IdleRequestCallback) => periods.push(run))
+    try {
+      const search = start(db)
+      await search.ready
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      // One idle period of three: 1,000 titles weighed, the rest by the query.
+      periods.shift()!({ didTimeout: false, timeRemaining: () => 0 })
+      expect(periods).toHaveLength(1)
+      expect(queries.map((q) => ids(search, q, { limit: 50 }))).toEqual(answers)
+      // The order is made: the next idle period has nothing left to do.
+      periods.shift()!({ didTimeout: false, timeRemaining: () => 0 })
+      expect(periods).toHaveLength(0)
     } finally {
       vi.unstubAllGlobals()
     }

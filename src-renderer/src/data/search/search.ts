@@ -198,14 +198,15 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   const wordMatches = new Map<string, Map<string, WordMatch>>()
   /** The documents counted over wordMatches' maps. */
   let keptMatches = 0
-  /** Titles in the order a query of letters ranks them (see titlesByShortness); dropped when the index changes. */
+  /** Titles in the order a query of letters ranks them (see titleOrder); dropped when the index changes. */
   let shortest: TitleOrder | null = null
   /** Recent answers by what was asked (the query's words and the options), most recently used last; emptied when the index changes. */
   const answers = new Map<string, readonly SearchResult[]>()
   /** The wait before asking for idle time (prepareWhenIdle). */
   let preparing: ReturnType<typeof setTimeout> | undefined
   /** The titles weighed so far in idle time, and the documents left to weigh; dropped when the index changes. */
-  let weighing: { titles: TitleOrder; rest: Iterator<[string, SearchDocument]> } | null = null
+  let weighing: { titles: TitleOrder; rest: MapIterator<[string, SearchDocument]> } | null = null
+  const weighingAll = () => ({ titles: { order: [], exact: new Map() } as TitleOrder, rest: documents.entries() })
 
   /**
    * Orders the titles for queries of letters while the window is idle, `afterMs`
@@ -220,18 +221,16 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
 
   /**
    * Weighs titles while the idle period lasts, WEIGH_SLICE at a time, and asks for another period for the
-   * rest: in one go, 13,000 titles' weights and their sort were a task of 57-59 ms on a busy machine.
+   * rest: in one go, 13,000 titles' weights and their sort were a task of 57-59 ms in the benchmark.
    */
   function weighInIdle(deadline: IdleDeadline): void {
     if (disposed || building || working !== null || shortest) return
-    weighing ??= { titles: { order: [], exact: new Map() }, rest: documents.entries() }
-    const { titles, rest } = weighing
+    const { titles, rest } = (weighing ??= weighingAll())
     do {
       for (let i = 0; i < WEIGH_SLICE; i++) {
         const next = rest.next()
         if (next.done) {
-          shortest = sortTitles(titles)
-          weighing = null
+          titleOrder()
           return
         }
         weigh(titles, ...next.value)
@@ -240,12 +239,31 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     requestIdleCallback(weighInIdle, { timeout: IDLE_TIMEOUT_MS })
   }
 
+  /**
+   * Every title, best ranked by a query of letters first, and the titles by their words: made now from
+   * what idle time has not weighed yet (all of it, if none has), and kept until the index changes.
+   */
+  function titleOrder(): TitleOrder {
+    if (shortest) return shortest
+    const { titles, rest } = weighing ?? weighingAll()
+    for (const [key, document] of rest) weigh(titles, key, document)
+    // A stable sort: equals keep the index's order, the order the full walk met them in.
+    titles.order.sort((a, b) => b.most - a.most)
+    weighing = null
+    return (shortest = titles)
+  }
+
+  /** Drops the titles' order, made or under way. */
+  function dropTitleOrder(): void {
+    shortest = null
+    weighing = null
+  }
+
   /** Drops what was worked out from the index: it changed. */
   function forget(): void {
     wordMatches.clear()
     keptMatches = 0
-    shortest = null
-    weighing = null
+    dropTitleOrder()
     answers.clear()
   }
 
@@ -281,8 +299,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       documents.set(key, document)
       if (old.archived !== document.archived || old.epicId !== document.epicId) {
         answers.clear()
-        shortest = null
-        weighing = null
+        dropTitleOrder()
       }
       return
     }
@@ -511,9 +528,9 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       // Letters only: every title, shorter (more specific) ones first. The titles are walked in that
       // order and the walk ends where none left could rank among the best: a title that is the query
       // (the one tier above starting with it) is looked up instead.
-      shortest ??= titlesByShortness(documents)
-      for (const { key, document, relevance } of shortest.exact.get(phrase) ?? []) consider(key, document, relevance)
-      for (const { key, document, relevance, most } of shortest.order) {
+      const titles = titleOrder()
+      for (const { key, document, relevance } of titles.exact.get(phrase) ?? []) consider(key, document, relevance)
+      for (const { key, document, relevance, most } of titles.order) {
         if (best.length === limit && best[limit - 1].rank >= 2 + most / (1 + most)) break
         if (document.titleTerms !== phrase) consider(key, document, relevance)
       }
@@ -644,12 +661,6 @@ interface TitleOrder {
   exact: Map<string, TitleWeight[]>
 }
 
-function titlesByShortness(documents: ReadonlyMap<string, SearchDocument>): TitleOrder {
-  const titles: TitleOrder = { order: [], exact: new Map() }
-  for (const [key, document] of documents) weigh(titles, key, document)
-  return sortTitles(titles)
-}
-
 /** Adds a document's title to `titles`, not yet in order. */
 function weigh(titles: TitleOrder, key: string, document: SearchDocument): void {
   const relevance = lettersRelevance(document)
@@ -660,12 +671,6 @@ function weigh(titles: TitleOrder, key: string, document: SearchDocument): void 
   else titles.exact.set(document.titleTerms, [weight])
 }
 
-/** The titles weighed, in order. */
-function sortTitles(titles: TitleOrder): TitleOrder {
-  // A stable sort: equals keep the index's order, the order the full walk met them in.
-  titles.order.sort((a, b) => b.most - a.most)
-  return titles
-}
 
 interface Ranked {
   rank: number
