@@ -22,6 +22,7 @@ function start(db: OutpostDb, options?: Parameters<typeof createSearch>[1]): Loc
 }
 
 afterEach(async () => {
+  vi.unstubAllGlobals()
   for (const { db, search } of opened) {
     search?.dispose()
     db.close()
@@ -262,62 +263,49 @@ describe('local search', () => {
     }
   })
 
-  /** 2,500 epics of few title words, and queries of letters that find many of them. */
-  async function manyTitles(): Promise<{ db: OutpostDb; queries: string[] }> {
+  /**
+   * 2,500 epics of few title words and queries of letters that find many of them, with the answers of a
+   * search that has no idle time (as here, in Node: the first query of letters makes the order); and a
+   * search of the same cache whose idle periods, each with no time left, the test gives it (`idle`).
+   */
+  async function titlesInIdleTime() {
     const db = openDb()
     await db.epics.bulkPut(Array.from({ length: 2_500 }, (_, i) => epic(i + 1, `${['road', 'risk', 'map'][i % 3]} ${i % 40}`, '', { archived: i % 7 === 0 })))
-    return { db, queries: ['r', 'm', 'r 1', 'm 3', 'road 2', 'x'] }
+    const queries = ['r', 'm', 'r 1', 'm 3', 'road 2', 'x']
+    const answersOf = (search: LocalSearch) => queries.map((q) => ids(search, q, { limit: 50 }))
+    const plain = start(db)
+    await plain.ready
+    const answers = answersOf(plain)
+    const periods: IdleRequestCallback[] = []
+    vi.stubGlobal('requestIdleCallback', (run: IdleRequestCallback) => periods.push(run))
+    const search = start(db)
+    await search.ready
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    return { answers, answersOf, search, periods, idle: () => periods.shift()!({ didTimeout: false, timeRemaining: () => 0 }) }
   }
 
   it('orders the titles for letters in idle time, a slice an idle period, and answers as it would without', async () => {
-    const { db, queries } = await manyTitles()
-    // Without idle time (as here, in Node): the order is made by the first query of letters.
-    const plain = start(db)
-    await plain.ready
-    const answers = queries.map((q) => ids(plain, q, { limit: 50 }))
+    const { answers, answersOf, search, periods, idle } = await titlesInIdleTime()
     expect(answers[0]).toHaveLength(50)
-
-    const periods: IdleRequestCallback[] = []
-    vi.stubGlobal('requestIdleCallback', (run: IdleRequestCallback) => periods.push(run))
-    try {
-      const search = start(db)
-      await search.ready
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      // Idle periods with no time left: one slice of 1,000 titles each, then the sort with the last.
-      let ran = 0
-      while (periods.length > 0) {
-        ran++
-        periods.shift()!({ didTimeout: false, timeRemaining: () => 0 })
-      }
-      expect(ran).toBe(3)
-      expect(queries.map((q) => ids(search, q, { limit: 50 }))).toEqual(answers)
-    } finally {
-      vi.unstubAllGlobals()
+    // One slice of 1,000 titles an idle period, then the sort with the last.
+    let ran = 0
+    while (periods.length > 0) {
+      ran++
+      idle()
     }
+    expect(ran).toBe(3)
+    expect(answersOf(search)).toEqual(answers)
   })
 
   it('a query of letters while the titles are being weighed in idle time finishes the order, and answers as it would without', async () => {
-    const { db, queries } = await manyTitles()
-    const plain = start(db)
-    await plain.ready
-    const answers = queries.map((q) => ids(plain, q, { limit: 50 }))
-
-    const periods: IdleRequestCallback[] = []
-    vi.stubGlobal('requestIdleCallback', (run: IdleRequestCallback) => periods.push(run))
-    try {
-      const search = start(db)
-      await search.ready
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      // One idle period of three: 1,000 titles weighed, the rest by the query.
-      periods.shift()!({ didTimeout: false, timeRemaining: () => 0 })
-      expect(periods).toHaveLength(1)
-      expect(queries.map((q) => ids(search, q, { limit: 50 }))).toEqual(answers)
-      // The order is made: the next idle period has nothing left to do.
-      periods.shift()!({ didTimeout: false, timeRemaining: () => 0 })
-      expect(periods).toHaveLength(0)
-    } finally {
-      vi.unstubAllGlobals()
-    }
+    const { answers, answersOf, search, periods, idle } = await titlesInIdleTime()
+    // One idle period of three: 1,000 titles weighed, the rest by the query.
+    idle()
+    expect(periods).toHaveLength(1)
+    expect(answersOf(search)).toEqual(answers)
+    // The order is made: the next idle period has nothing left to do.
+    idle()
+    expect(periods).toHaveLength(0)
   })
 
   it('answers nothing to an empty query', async () => {
