@@ -30,7 +30,7 @@ import type {
   CachedDoc,
   CachedEpic,
   CachedEpicState,
-  EpicProgress,
+  StoryProgress,
   CachedFile,
   CachedGroup,
   CachedHealth,
@@ -101,8 +101,8 @@ export type DocV4Fields = Pick<DocV4, (typeof DOC_V4_FIELDS)[number]>
  * A v4 epic. v4 has no `position`: it comes from `position` (the v3 list's, or
  * the cached row's); an epic never seen before goes last, as the service places it.
  */
-export function epicFromV4(e: EpicV4Fields, position: number, progress?: EpicProgress): CachedEpic {
-  return { ...partialEpicFromV4(e), position, ...(progress && { progress }) }
+export function epicFromV4(e: EpicV4Fields, position: number, progress?: StoryProgress): CachedEpic {
+  return { ...partialEpicFromV4(e), position, ...withProgress(progress) }
 }
 
 /** A v4 epic without its position (v4 has none): the cached row's stays. */
@@ -170,14 +170,21 @@ export function epicFromV3(e: EpicSlimV3 | EpicV3, cachedDescription = ''): Cach
     created_at: e.created_at,
     updated_at: e.updated_at,
     // Only when the answer has them: a row merged over the cached one keeps the cached progress.
-    ...(e.stats && typeof e.stats === 'object' && { progress: progressFromStats(e.stats) }),
+    ...withProgress(storyProgressOf(e)),
   }
 }
 
 // ---- stories and progress ----
 
+/** An epic's progress from the stats a v3 answer carries; none when it carries none (a list trimmed to other fields). */
+export const storyProgressOf = (e: { stats?: EpicStatsV3 | null }): StoryProgress | undefined =>
+  e.stats && typeof e.stats === 'object' ? progressFromStats(e.stats) : undefined
+
+/** `progress` as a row's field, when there is one (spread into the row: an absent one is no key at all). */
+export const withProgress = (progress: StoryProgress | undefined): { progress?: StoryProgress } => (progress ? { progress } : {})
+
 /** An epic's progress from its stats: not started counts the backlog too. */
-export function progressFromStats(s: EpicStatsV3): EpicProgress {
+function progressFromStats(s: EpicStatsV3): StoryProgress {
   return {
     done: s.num_stories_done,
     started: s.num_stories_started,

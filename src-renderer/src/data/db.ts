@@ -25,7 +25,7 @@ import type {
   Checkpoint,
   EntityId,
   EntityKind,
-  EpicProgress,
+  StoryProgress,
   MetaRow,
   OutboxRecord,
   OverlayRow,
@@ -103,8 +103,8 @@ export class OutpostDb extends Dexie {
     this.version(4)
       .stores({ epicProgress: null })
       .upgrade(async (tx) => {
-        const held = new Map<EntityId, EpicProgress>()
-        await tx.table<EpicProgress & { id: EntityId }>('epicProgress').each(({ id, ...progress }) => void held.set(id, progress))
+        const held = new Map<EntityId, StoryProgress>()
+        await tx.table<StoryProgress & { id: EntityId }>('epicProgress').each(({ id, ...progress }) => void held.set(id, progress))
         if (held.size === 0) return
         await tx.table<CachedEpic>('epics').toCollection().modify((epic) => {
           const progress = held.get(epic.id)

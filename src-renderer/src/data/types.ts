@@ -31,7 +31,7 @@ export interface CachedEpic extends Pick<EpicValues, EpicField> {
    * pages have none: an epic they bring keeps the cached progress, or takes it from the v3 list of the
    * same run. Absent until a v3 answer gave it (an epic created offline, one whose list has not come).
    */
-  progress?: EpicProgress
+  progress?: StoryProgress
 }
 
 export interface CachedComment {
@@ -194,7 +194,7 @@ export interface CachedStoryList {
  * An epic's progress as its `stats` give it: stories and points done, started and not started
  * (backlog included). The service computes it from the stories; no write of the epic changes it.
  */
-export interface EpicProgress {
+export interface StoryProgress {
   done: number
   started: number
   unstarted: number

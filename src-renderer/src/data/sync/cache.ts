@@ -7,7 +7,7 @@
 //   to the outbox, which reconciles them with what the server says.
 import type { Table } from 'dexie'
 import type { OutpostDb } from '../db.ts'
-import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedHealth, EntityId, EpicProgress } from '../types.ts'
+import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedHealth, EntityId, StoryProgress } from '../types.ts'
 import type { KindCheckpoint } from './checkpoints.ts'
 import {
   commentFromSlim,
@@ -15,7 +15,8 @@ import {
   EPIC_POSITION_STEP,
   epicFromV4,
   healthFromSlim,
-  progressFromStats,
+  storyProgressOf,
+  withProgress,
   storyFromV3,
   type StoryV3Fields,
   type DocV4Fields,
@@ -174,7 +175,7 @@ function slimsOver<R extends { id: EntityId }>(
 /** What the v3 epic list says of an epic that v4 does not: its position, and its progress when the list has its stats. */
 export interface ListedEpic {
   position: number
-  progress?: EpicProgress
+  progress?: StoryProgress
 }
 
 /**
@@ -284,7 +285,7 @@ export async function writeEpicList(
   known: ReadonlySet<EntityId>,
 ): Promise<EpicListResult> {
   const listed = new Map<number, ListedEpic>(
-    list.map((e) => [e.id, { position: e.position, ...(e.stats && typeof e.stats === 'object' && { progress: progressFromStats(e.stats) }) }]),
+    list.map((e) => [e.id, { position: e.position, ...withProgress(storyProgressOf(e)) }]),
   )
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const cached = await readInSlices(db.epics)
@@ -294,7 +295,7 @@ export async function writeEpicList(
       const listing = listed.get(e.id as number)
       if (!listing) continue
       const progress = listing.progress ?? e.progress
-      if (listing.position !== e.position || !sameProgress(e.progress, progress)) changed.push({ ...e, position: listing.position, ...(progress && { progress }) })
+      if (listing.position !== e.position || !sameProgress(e.progress, progress)) changed.push({ ...e, position: listing.position, ...withProgress(progress) })
     }
     await putInSlices(db.epics, changed)
     const gone = droppedFrom([...cachedIds], new Set(listed.keys()), known)
@@ -304,8 +305,8 @@ export async function writeEpicList(
   })
 }
 
-const sameProgress = (a: EpicProgress | undefined, b: EpicProgress | undefined) =>
-  a === b || (a !== undefined && b !== undefined && (Object.keys(b) as (keyof EpicProgress)[]).every((k) => a[k] === b[k]))
+const sameProgress = (a: StoryProgress | undefined, b: StoryProgress | undefined) =>
+  a === b || (a !== undefined && b !== undefined && (Object.keys(b) as (keyof StoryProgress)[]).every((k) => a[k] === b[k]))
 
 /**
  * An epic's stories as its story list gives them, in place of what the cache held, with when they
@@ -324,7 +325,7 @@ export async function writeEpicStories(
     if (!cached) return
     await db.stories.where('epic_id').equals(epicId).delete()
     if (stories.length > 0) await db.stories.bulkPut(stories.map((s) => storyFromV3(epicId, s)))
-    const progress = epic.stats ? progressFromStats(epic.stats) : cached.progress
+    const progress = storyProgressOf(epic) ?? cached.progress
     if (progress && !sameProgress(cached.progress, progress)) await db.epics.put({ ...cached, progress })
     await db.storyLists.put({
       epic_id: epicId,
