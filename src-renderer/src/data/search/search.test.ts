@@ -268,9 +268,9 @@ describe('local search', () => {
    * search that has no idle time (as here, in Node: the first query of letters makes the order); and a
    * search of the same cache whose idle periods, each with no time left, the test gives it (`idle`).
    */
-  async function titlesInIdleTime() {
+  async function titlesInIdleTime(titles = 2_500) {
     const db = openDb()
-    await db.epics.bulkPut(Array.from({ length: 2_500 }, (_, i) => epic(i + 1, `${['road', 'risk', 'map'][i % 3]} ${i % 40}`, '', { archived: i % 7 === 0 })))
+    await db.epics.bulkPut(Array.from({ length: titles }, (_, i) => epic(i + 1, `${['road', 'risk', 'map'][i % 3]} ${i % 40}`, '', { archived: i % 7 === 0 })))
     const queries = ['r', 'm', 'r 1', 'm 3', 'road 2', 'x']
     const answersOf = (search: LocalSearch) => queries.map((q) => ids(search, q, { limit: 50 }))
     const plain = start(db)
@@ -281,19 +281,29 @@ describe('local search', () => {
     const search = start(db)
     await search.ready
     await new Promise((resolve) => setTimeout(resolve, 20))
-    return { answers, answersOf, search, periods, idle: () => periods.shift()!({ didTimeout: false, timeRemaining: () => 0 }) }
+    return { answers, answersOf, search, periods, idle: (timeLeft = 0) => periods.shift()!({ didTimeout: false, timeRemaining: () => timeLeft }) }
   }
 
   it('orders the titles for letters in idle time, a slice an idle period, and answers as it would without', async () => {
     const { answers, answersOf, search, periods, idle } = await titlesInIdleTime()
     expect(answers[0]).toHaveLength(50)
-    // One slice of 1,000 titles an idle period, then the sort with the last.
+    // One slice of 1,000 titles an idle period (with no time left), then the merge of the sorted slices with the last.
     let ran = 0
     while (periods.length > 0) {
       ran++
       idle()
     }
     expect(ran).toBe(3)
+    expect(answersOf(search)).toEqual(answers)
+  })
+
+  it('weighs four slices at most in an idle period that has time left, since a key pressed meanwhile waits for it', async () => {
+    const { answers, answersOf, search, periods, idle } = await titlesInIdleTime(4_500)
+    // Periods of 50 ms: 4,000 titles in the first, the last 500 and the merge of the sorted slices in the second.
+    idle(50)
+    expect(periods).toHaveLength(1)
+    idle(50)
+    expect(periods).toHaveLength(0)
     expect(answersOf(search)).toEqual(answers)
   })
 
