@@ -117,8 +117,10 @@ export type BrowserCpu = Map<string, number>
  * The CPU time so far of every process of the Chromium launched on `profileDir` (the browser
  * process, whose IndexedDB backend writes the cache, its renderers with their workers, its GPU
  * process), by kind. CPU time moves far less with the machine's load than wall time does.
+ * By 'thread': by kind and thread name (`renderer/DedicatedWorker`, `browser/ThreadPoolForeg`: names
+ * as /proc cuts them), where in a process the time went.
  */
-export function browserCpu(profileDir: string): BrowserCpu | undefined {
+export function browserCpu(profileDir: string, by: 'process' | 'thread' = 'process'): BrowserCpu | undefined {
   let pids: string[]
   try {
     pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d))
@@ -146,7 +148,27 @@ export function browserCpu(profileDir: string): BrowserCpu | undefined {
   const byKind: BrowserCpu = new Map()
   for (const pid of tree) {
     const p = procs.get(pid)!
-    byKind.set(p.kind, (byKind.get(p.kind) ?? 0) + p.seconds)
+    if (by === 'process') {
+      byKind.set(p.kind, (byKind.get(p.kind) ?? 0) + p.seconds)
+      continue
+    }
+    let tids: string[] = []
+    try {
+      tids = readdirSync(`/proc/${pid}/task`)
+    } catch {
+      continue
+    }
+    for (const tid of tids) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+$/, '')
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        const key = `${p.kind}/${name}`
+        byKind.set(key, (byKind.get(key) ?? 0) + (Number(fields[11]) + Number(fields[12])) / tick)
+      } catch {
+        // Gone meanwhile.
+      }
+    }
   }
   return byKind
 }

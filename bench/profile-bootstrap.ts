@@ -10,6 +10,8 @@
 //   PROFILE_CONSOLE=1             the page's console; PROFILE_INIT=<script> runs before the page's own
 //   PROFILE_WORKER_OUT=file.cpuprofile  the sync worker's own CPU profile (where the cache's writes spend their time)
 //   PROFILE_AFTER_MS=<ms>         go on profiling that long after "Synced" (the window's idle work after a bootstrap)
+//   PROFILE_THREADS=1             the browser's CPU, sign-in to synced, by thread (the sync worker, IndexedDB's backend, ...)
+//   PROFILE_FLOOR=1               after "Synced", the cache floor (cache-floor.ts) and what it costs each thread
 //   PROFILE_CALLS=1               the pages' calls to the host by phase (runs of one operation: how many, from
 //                                 when to when after sign-in, the median time between two, the median answer)
 // An unminified build profiles with names: E2E_RENDERER_DIR=<a build with minify off>.
@@ -21,7 +23,9 @@ import { MemorySecretStore } from '../src-web/memory-secrets.ts'
 import { startWebApp } from '../src-web/web-app.ts'
 import type { HostCall } from '../src-web/host.ts'
 import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
-import { launch, traceTasks } from './browser.ts'
+import { browserCpu, cpuBetween, launch, traceTasks } from './browser.ts'
+import { writeCacheAgain, type CacheFloor } from './cache-floor.ts'
+import { inPage } from './page-probes.ts'
 import { RATE_LIMIT, startBenchService, workspaceSize } from './harness.ts'
 
 interface ProfileNode {
@@ -70,10 +74,16 @@ try {
   cdp.on('Network.webSocketFrameReceived', (e) => frames.push({ t: e.timestamp * 1000, dir: 'in', data: e.response.payloadData }))
   // The page's and its workers' console (timings printed while investigating).
   if (process.env.PROFILE_CONSOLE) page.on('console', (m) => console.log(`console: ${m.text()}`))
+  const cpuBefore = browserCpu(join(folder, 'profile'))
+  const threadsBefore = process.env.PROFILE_THREADS ? browserCpu(join(folder, 'profile'), 'thread') : undefined
+  const nodeBefore = process.cpuUsage()
   const started = performance.now()
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: 600_000 })
   const syncedMs = performance.now() - started
+  const nodeCpu = process.cpuUsage(nodeBefore)
+  const cpu = cpuBetween(cpuBefore, browserCpu(join(folder, 'profile')))
+  const threads = threadsBefore && cpuBetween(threadsBefore, browserCpu(join(folder, 'profile'), 'thread'))
   // What follows "Synced" too (the search index's idle work): PROFILE_AFTER_MS more of the profile.
   if (process.env.PROFILE_AFTER_MS) await page.waitForTimeout(Number(process.env.PROFILE_AFTER_MS))
   if (process.env.PROFILE_CALLS) console.log(callPhases(calls, started, started + syncedMs))
@@ -123,6 +133,21 @@ try {
   const top = (map: Map<string, number>, n: number) =>
     [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${v.toFixed(0).padStart(6)} ms  ${k}`).join('\n')
   console.log(`sign-in to synced ${(syncedMs / 1000).toFixed(1)} s; main thread busy ${(tasks.busyMs / 1000).toFixed(1)} s in ${tasks.tasks} tasks, longest ${tasks.longestMs.toFixed(0)} ms, ${tasks.over50} of 50 ms or more; sampled (not idle) ${(total / 1000).toFixed(1)} s`)
+  if (cpu) {
+    const kinds = [...cpu.byKind].map(([kind, seconds]) => `${kind} ${seconds.toFixed(2)} s`).join(', ')
+    console.log(`CPU, sign-in to synced: the browser ${cpu.total.toFixed(2)} s (${kinds}); the service and the host ${((nodeCpu.user + nodeCpu.system) / 1e6).toFixed(2)} s`)
+  }
+  /** CPU seconds by thread, the busiest first. */
+  const byThread = (used: ReturnType<typeof cpuBetween>) =>
+    [...(used?.byKind ?? [])].filter(([, seconds]) => seconds >= 0.02).sort((a, b) => b[1] - a[1]).map(([name, seconds]) => `  ${seconds.toFixed(2).padStart(6)} s  ${name}`).join('\n')
+  if (threads) console.log(`CPU by thread, sign-in to synced:\n${byThread(threads)}`)
+  if (process.env.PROFILE_FLOOR) {
+    // The cache floor (cache-floor.ts) on the same threads: what storing the rows alone costs each.
+    const before = browserCpu(join(folder, 'profile'), 'thread')
+    const floor = (await page.evaluate(inPage(writeCacheAgain, 100))) as CacheFloor
+    const used = cpuBetween(before, browserCpu(join(folder, 'profile'), 'thread'))
+    console.log(`the cache floor: ${floor.rows} rows in ${(floor.ms / 1000).toFixed(2)} s; CPU by thread (its read of the rows first included):\n${byThread(used)}`)
+  }
   console.log(`by file:\n${top(byFile, 15)}\nby function:\n${top(byFunction, 40)}`)
 } finally {
   await context.close()
