@@ -54,6 +54,8 @@ export interface MainThreadTasks {
   over50: number
   /** Time the main thread was running tasks, in ms. */
   busyMs: number
+  /** The longest few: when each began (µs on the trace's clock, which CPU profiles share) and how long it ran. */
+  longest: { startUs: number; ms: number }[]
 }
 
 /**
@@ -83,22 +85,24 @@ export async function traceTasks(cdp: CDPSession): Promise<{ stop(): Promise<Mai
 /** The tasks of the busiest renderer main thread in a trace (the page's: a headless profile has no other busy renderer). */
 function mainThreadTasks(events: TraceEvent[]): MainThreadTasks {
   const mainThreads = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`))
-  const byThread = new Map<string, number[]>()
+  const byThread = new Map<string, { startUs: number; ms: number }[]>()
   for (const e of events) {
     const thread = `${e.pid}:${e.tid}`
     // A task's top-level slice: ThreadControllerImpl::RunTask (or RunTask in older builds).
     if (e.ph !== 'X' || e.dur === undefined || !mainThreads.has(thread) || !/(^|::)RunTask$/.test(e.name)) continue
     const list = byThread.get(thread) ?? []
-    list.push(e.dur / 1000)
+    list.push({ startUs: e.ts, ms: e.dur / 1000 })
     byThread.set(thread, list)
   }
-  const sum = (list: number[]) => list.reduce((a, b) => a + b, 0)
-  const durations = [...byThread.values()].sort((a, b) => sum(b) - sum(a))[0] ?? []
+  const sum = (list: { ms: number }[]) => list.reduce((a, b) => a + b.ms, 0)
+  const tasks = [...byThread.values()].sort((a, b) => sum(b) - sum(a))[0] ?? []
+  const longest = [...tasks].sort((a, b) => b.ms - a.ms).slice(0, 5)
   return {
-    tasks: durations.length,
-    longestMs: durations.reduce((a, b) => Math.max(a, b), 0),
-    over50: durations.filter((ms) => ms >= 50).length,
-    busyMs: sum(durations),
+    tasks: tasks.length,
+    longestMs: longest[0]?.ms ?? 0,
+    over50: tasks.filter((t) => t.ms >= 50).length,
+    busyMs: sum(tasks),
+    longest,
   }
 }
 

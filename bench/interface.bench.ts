@@ -90,6 +90,8 @@ interface Bootstrap {
   heapBytes: number
   /** The browser's CPU seconds from sign-in to synced (all its processes, and by kind), where /proc tells. */
   cpu: ReturnType<typeof cpuBetween>
+  /** This process's CPU seconds meanwhile: the service and the host (and the benchmark's tracing). */
+  serviceCpu: number
   /** The rows the bootstrap stored, written again into IndexedDB by the page with nothing else running (cache-floor.ts). */
   cacheFloor: CacheFloor
 }
@@ -109,10 +111,12 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     const pageStart = await page.evaluate(() => performance.now())
     const started = performance.now()
     const cpuBefore = browserCpu(profile)
+    const serviceBefore = process.cpuUsage()
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: BOOTSTRAP_TIMEOUT_MS })
     const syncedMs = performance.now() - started
     const cpu = cpuBetween(cpuBefore, browserCpu(profile))
+    const serviceCpu = cpuSeconds(process.cpuUsage(serviceBefore))
     await searchCaughtUp(page)
     const indexedMs = performance.now() - started
     const traffic = recording.stop()
@@ -130,7 +134,7 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     const files = held(service).files
     const row = probes.firstRow
     const firstRowMs = row ? (row.paintAt ?? row.frameAt ?? row.domAt) - pageStart : undefined
-    return { syncedMs, cpu, cacheFloor, indexedMs, firstRowMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
+    return { syncedMs, cpu, serviceCpu, cacheFloor, indexedMs, firstRowMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
   } finally {
     await context.close()
   }
@@ -158,7 +162,11 @@ interface PeerBootstrap {
   ms: number
   requests: number
   complete: boolean
+  /** CPU seconds of its one process: the service and the data layer. */
+  cpu: number
 }
+
+const cpuSeconds = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6
 
 /** The same workspace bootstrapped by the data layer alone into a fresh cache, with the app's sync options. */
 async function dataLayerBootstrap(bench: BenchService): Promise<PeerBootstrap> {
@@ -166,10 +174,12 @@ async function dataLayerBootstrap(bench: BenchService): Promise<PeerBootstrap> {
   const client = outpostClient(service)
   try {
     const syncer = createSyncer({ db: client.db, transport: client.transport, clock: Date.now })
+    const before = process.cpuUsage()
     const { ms, traffic } = await measured(bench, service.tokens.admin, () => syncer.sync())
+    const cpu = cpuSeconds(process.cpuUsage(before))
     const c = held(service)
     const complete = (await client.db.epics.count()) === c.epics && (await client.db.docs.count()) === c.docs && (await client.db.files.count()) === c.files
-    return { ms, requests: traffic.requests, complete }
+    return { ms, requests: traffic.requests, complete, cpu }
   } finally {
     await client.close()
   }
@@ -491,6 +501,15 @@ async function main(): Promise<void> {
   add('bootstrap: the app against the data layer alone', med((r) => ratio(r.bootstrap.syncedMs, r.peer.ms)), 'x', 'sign-in to synced over the peer of the same round; goal: at most 1.5x')
   const cpuOf = (kind?: string) => boot((b) => (b.cpu ? (kind ? (b.cpu.byKind.get(kind) ?? 0) : b.cpu.total) : Number.NaN))
   add('bootstrap: the browser\'s CPU, sign-in to synced', cpuOf(), 's', `all its processes (from /proc): the browser process (IndexedDB's writes) ${cpuOf('browser').toFixed(1)} s, the renderer (the window and its sync worker) ${cpuOf('renderer').toFixed(1)} s, the GPU process ${cpuOf('gpu-process').toFixed(1)} s; moves less with the machine's load than the times`)
+  const appCpu = (b: Bootstrap) => (b.cpu ? b.cpu.total + b.serviceCpu : Number.NaN)
+  add(
+    'bootstrap: CPU in all, sign-in to synced',
+    boot(appCpu),
+    's',
+    `the browser's and this process's (the service and the host: ${boot((b) => b.serviceCpu).toFixed(1)} s), on ${os.availableParallelism()} cores`,
+  )
+  add('bootstrap: the data layer alone, its CPU', med((r) => r.peer.cpu), 's', 'the peer: its one process (the service and the data layer)')
+  add('bootstrap: the app\'s CPU against the peer\'s', med((r) => ratio(appCpu(r.bootstrap), r.peer.cpu)), 'x', 'same round')
   const cacheFloor = (pick: (f: CacheFloor) => number) => boot((b) => pick(b.cacheFloor))
   const biggest = rounds[0].bootstrap.cacheFloor.tables.slice(0, 4).map((t) => `${t.name} ${t.rows} rows ${(t.ms / 1000).toFixed(2)} s`).join(', ')
   add(

@@ -1,7 +1,9 @@
 // Not a benchmark: where a bootstrap from empty (sign-in to "Synced", as the
 // interface benchmark signs in) spends the window's main thread. Prints a CPU
-// profile summarised by self time per file and per function, and the main
-// thread's tasks. Run: npm run build && BENCH_SCALE=0.1 npx tsx bench/profile-bootstrap.ts
+// profile summarised by self time per file and per function, the main
+// thread's tasks, and what the profile sampled in the five longest (the trace
+// and the profile share a clock), and the CPU of the browser and of this
+// process (the service and the host). Run: npm run build && BENCH_SCALE=0.1 npx tsx bench/profile-bootstrap.ts
 //   PROFILE_OUT=file.cpuprofile   keep the raw profile (DevTools opens it)
 //   PROFILE_TRACE=1               the timeline's events on the main thread by name instead of its tasks
 //                                 (layout, paint, IndexedDB, ...), inclusive times
@@ -23,7 +25,7 @@ import { MemorySecretStore } from '../src-web/memory-secrets.ts'
 import { startWebApp } from '../src-web/web-app.ts'
 import type { HostCall } from '../src-web/host.ts'
 import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
-import { browserCpu, cpuBetween, launch, traceTasks } from './browser.ts'
+import { browserCpu, cpuBetween, launch, traceTasks, type MainThreadTasks } from './browser.ts'
 import { writeCacheAgain, type CacheFloor } from './cache-floor.ts'
 import { inPage } from './page-probes.ts'
 import { RATE_LIMIT, startBenchService, workspaceSize } from './harness.ts'
@@ -35,6 +37,8 @@ interface ProfileNode {
 }
 interface Profile {
   nodes: ProfileNode[]
+  /** µs, on the trace's clock. */
+  startTime: number
   samples: number[]
   timeDeltas: number[]
 }
@@ -88,7 +92,7 @@ try {
   if (process.env.PROFILE_AFTER_MS) await page.waitForTimeout(Number(process.env.PROFILE_AFTER_MS))
   if (process.env.PROFILE_CALLS) console.log(callPhases(calls, started, started + syncedMs))
   if (worker && process.env.PROFILE_WORKER_OUT) writeFileSync(process.env.PROFILE_WORKER_OUT, JSON.stringify(await worker.stop()))
-  let tasks = { busyMs: 0, tasks: 0, longestMs: 0, over50: 0 }
+  let tasks: MainThreadTasks = { busyMs: 0, tasks: 0, longestMs: 0, over50: 0, longest: [] }
   if (process.env.PROFILE_TRACE) {
     const complete = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()))
     await cdp.send('Tracing.end')
@@ -137,6 +141,7 @@ try {
     const kinds = [...cpu.byKind].map(([kind, seconds]) => `${kind} ${seconds.toFixed(2)} s`).join(', ')
     console.log(`CPU, sign-in to synced: the browser ${cpu.total.toFixed(2)} s (${kinds}); the service and the host ${((nodeCpu.user + nodeCpu.system) / 1e6).toFixed(2)} s`)
   }
+  console.log(`the longest tasks, and what the profile sampled in each (self time; the functions of ours they ran in):\n${longestTasks(profile, tasks.longest)}`)
   /** CPU seconds by thread, the busiest first. */
   const byThread = (used: ReturnType<typeof cpuBetween>) =>
     [...(used?.byKind ?? [])].filter(([, seconds]) => seconds >= 0.02).sort((a, b) => b[1] - a[1]).map(([name, seconds]) => `  ${seconds.toFixed(2).padStart(6)} s  ${name}`).join('\n')
@@ -154,6 +159,39 @@ try {
   await app.close()
   await bench.close()
   rmSync(folder, { recursive: true, force: true })
+}
+
+/** For each task, the functions sampled in it by self time, and the app's own functions they were called from (inclusive). */
+function longestTasks(profile: Profile, longest: MainThreadTasks['longest']): string {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const parent = new Map<number, number>()
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
+  const name = (id: number) => {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame
+    return `${functionName || '(anonymous)'} ${url.replace(/^.*\//, '')}:${lineNumber}`
+  }
+  const ours = (id: number) => /\/assets\/(?!app-|worker-)[^/]+\.js$|\/assets\/app-/.test(byId.get(id)!.callFrame.url) && byId.get(id)!.callFrame.functionName !== ''
+  const lines: string[] = []
+  for (const task of longest) {
+    const self = new Map<string, number>()
+    const inclusive = new Map<string, number>()
+    let at = profile.startTime
+    profile.samples.forEach((id, i) => {
+      at += profile.timeDeltas[i]
+      if (at < task.startUs || at > task.startUs + task.ms * 1000) return
+      const ms = profile.timeDeltas[i] / 1000
+      self.set(name(id), (self.get(name(id)) ?? 0) + ms)
+      const seen = new Set<string>()
+      for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
+        if (!ours(n) || seen.has(name(n))) continue
+        seen.add(name(n))
+        inclusive.set(name(n), (inclusive.get(name(n)) ?? 0) + ms)
+      }
+    })
+    const top = (map: Map<string, number>, n: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')
+    lines.push(`  ${task.ms.toFixed(1)} ms: ${top(self, 6)}\n      in: ${top(inclusive, 12)}`)
+  }
+  return lines.join('\n')
 }
 
 /**
