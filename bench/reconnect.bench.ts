@@ -4,7 +4,8 @@
 // started again on the same port and database: a request fails (the gateway
 // reports it), the monitor probes while offline, and the figure is the time
 // from the service listening again to the monitor saying "online". Outages of
-// 10 s and 60 s, BENCH_ROUNDS each; the peer is the probe's interval.
+// 10 s, 60 s and 150 s (long enough for a probe that backed off to wait a
+// minute), BENCH_ROUNDS each; the peer is the probe's interval.
 //
 // Run: npm run bench reconnect
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -18,7 +19,7 @@ import { startService, type RunningService } from '../src-server/index.ts'
 import { ROUNDS } from './harness.ts'
 import { median, report, type Figure } from './report.ts'
 
-const OUTAGES_MS = [10_000, 60_000]
+const OUTAGES_MS = [10_000, 60_000, 150_000]
 
 const folder = mkdtempSync(join(tmpdir(), 'outpost-reconnect-'))
 const db = join(folder, 'service.db')
