@@ -506,7 +506,7 @@ async function main(): Promise<void> {
     'bootstrap: CPU in all, sign-in to synced',
     boot(appCpu),
     's',
-    `the browser's and this process's (the service and the host: ${boot((b) => b.serviceCpu).toFixed(1)} s), on ${os.availableParallelism()} cores`,
+    `the browser's and this process's (the service and the host, and the benchmark's tracing of the page, about 0.15 s of it: ${boot((b) => b.serviceCpu).toFixed(1)} s), on ${os.availableParallelism()} cores`,
   )
   add('bootstrap: the data layer alone, its CPU', med((r) => r.peer.cpu), 's', 'the peer: its one process (the service and the data layer)')
   add('bootstrap: the app\'s CPU against the peer\'s', med((r) => ratio(appCpu(r.bootstrap), r.peer.cpu)), 'x', 'same round')
