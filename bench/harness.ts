@@ -58,6 +58,15 @@ export function leastTimeFor(requests: number, limit: { max: number; windowMs: n
 // ---- the service and its meter ------------------------------------------------------------
 
 /** What one token asked of the service and was sent, as the service saw it. */
+/** Starts counting this process's CPU (user and system); the function returns the seconds used since. */
+export function processCpu(): () => number {
+  const before = process.cpuUsage()
+  return () => {
+    const used = process.cpuUsage(before)
+    return (used.user + used.system) / 1e6
+  }
+}
+
 export interface Traffic {
   requests: number
   /** Answers 429 (refused by the rate limit, not processed). */

@@ -55,7 +55,7 @@ import { LAST_WORKSPACE_DB_KEY, workspaceKey } from '../src-renderer/src/lib/sto
 import { SEARCH_MARKS } from '../src-renderer/src/data/search/index.ts'
 import { createSyncer, DEFAULT_SYNC_OPTIONS } from '../src-renderer/src/data/sync/index.ts'
 import { browserCpu, cpuBetween, heapAfterGc, launch, probesOf, traceTasks, type BrowserWindow, type MainThreadTasks } from './browser.ts'
-import { describeLimit, describeRoutes, emptyWindow, floorOf, held, measured, outpostClient, RATE_LIMIT, ratio, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
+import { describeLimit, describeRoutes, emptyWindow, floorOf, held, measured, outpostClient, processCpu, RATE_LIMIT, ratio, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
 import { installFloor, type Floor } from './page-floor.ts'
 import { writeCacheAgain, type CacheFloor } from './cache-floor.ts'
 import { inPage, watchKeystrokes, type Keystroke, type LongFrame, type LongTask, type SlowEvent } from './page-probes.ts'
@@ -111,12 +111,12 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     const pageStart = await page.evaluate(() => performance.now())
     const started = performance.now()
     const cpuBefore = browserCpu(profile)
-    const serviceBefore = process.cpuUsage()
+    const serviceCpuSince = processCpu()
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: BOOTSTRAP_TIMEOUT_MS })
     const syncedMs = performance.now() - started
     const cpu = cpuBetween(cpuBefore, browserCpu(profile))
-    const serviceCpu = cpuSeconds(process.cpuUsage(serviceBefore))
+    const serviceCpu = serviceCpuSince()
     await searchCaughtUp(page)
     const indexedMs = performance.now() - started
     const traffic = recording.stop()
@@ -166,17 +166,15 @@ interface PeerBootstrap {
   cpu: number
 }
 
-const cpuSeconds = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6
-
 /** The same workspace bootstrapped by the data layer alone into a fresh cache, with the app's sync options. */
 async function dataLayerBootstrap(bench: BenchService): Promise<PeerBootstrap> {
   const { service } = bench
   const client = outpostClient(service)
   try {
     const syncer = createSyncer({ db: client.db, transport: client.transport, clock: Date.now })
-    const before = process.cpuUsage()
+    const cpuSince = processCpu()
     const { ms, traffic } = await measured(bench, service.tokens.admin, () => syncer.sync())
-    const cpu = cpuSeconds(process.cpuUsage(before))
+    const cpu = cpuSince()
     const c = held(service)
     const complete = (await client.db.epics.count()) === c.epics && (await client.db.docs.count()) === c.docs && (await client.db.files.count()) === c.files
     return { ms, requests: traffic.requests, complete, cpu }

@@ -28,7 +28,7 @@ import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
 import { browserCpu, cpuBetween, launch, traceTasks, type MainThreadTasks } from './browser.ts'
 import { writeCacheAgain, type CacheFloor } from './cache-floor.ts'
 import { inPage } from './page-probes.ts'
-import { RATE_LIMIT, startBenchService, workspaceSize } from './harness.ts'
+import { processCpu, RATE_LIMIT, startBenchService, workspaceSize } from './harness.ts'
 
 interface ProfileNode {
   id: number
@@ -54,7 +54,8 @@ const app = await startWebApp({
   rateLimit: RATE_LIMIT,
   onCall: process.env.PROFILE_CALLS ? (call) => calls.push(call) : undefined,
 })
-const { page, cdp, context } = await launch(join(folder, 'profile'))
+const profileDir = join(folder, 'profile')
+const { page, cdp, context } = await launch(profileDir)
 try {
   if (process.env.PROFILE_INIT) await context.addInitScript({ content: process.env.PROFILE_INIT })
   await page.goto(app.host.url)
@@ -78,16 +79,16 @@ try {
   cdp.on('Network.webSocketFrameReceived', (e) => frames.push({ t: e.timestamp * 1000, dir: 'in', data: e.response.payloadData }))
   // The page's and its workers' console (timings printed while investigating).
   if (process.env.PROFILE_CONSOLE) page.on('console', (m) => console.log(`console: ${m.text()}`))
-  const cpuBefore = browserCpu(join(folder, 'profile'))
-  const threadsBefore = process.env.PROFILE_THREADS ? browserCpu(join(folder, 'profile'), 'thread') : undefined
-  const nodeBefore = process.cpuUsage()
+  const cpuBefore = browserCpu(profileDir)
+  const threadsBefore = process.env.PROFILE_THREADS ? browserCpu(profileDir, 'thread') : undefined
+  const nodeCpuSince = processCpu()
   const started = performance.now()
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: 600_000 })
   const syncedMs = performance.now() - started
-  const nodeCpu = process.cpuUsage(nodeBefore)
-  const cpu = cpuBetween(cpuBefore, browserCpu(join(folder, 'profile')))
-  const threads = threadsBefore && cpuBetween(threadsBefore, browserCpu(join(folder, 'profile'), 'thread'))
+  const nodeCpu = nodeCpuSince()
+  const cpu = cpuBetween(cpuBefore, browserCpu(profileDir))
+  const threads = threadsBefore && cpuBetween(threadsBefore, browserCpu(profileDir, 'thread'))
   // What follows "Synced" too (the search index's idle work): PROFILE_AFTER_MS more of the profile.
   if (process.env.PROFILE_AFTER_MS) await page.waitForTimeout(Number(process.env.PROFILE_AFTER_MS))
   if (process.env.PROFILE_CALLS) console.log(callPhases(calls, started, started + syncedMs))
@@ -139,18 +140,18 @@ try {
   console.log(`sign-in to synced ${(syncedMs / 1000).toFixed(1)} s; main thread busy ${(tasks.busyMs / 1000).toFixed(1)} s in ${tasks.tasks} tasks, longest ${tasks.longestMs.toFixed(0)} ms, ${tasks.over50} of 50 ms or more; sampled (not idle) ${(total / 1000).toFixed(1)} s`)
   if (cpu) {
     const kinds = [...cpu.byKind].map(([kind, seconds]) => `${kind} ${seconds.toFixed(2)} s`).join(', ')
-    console.log(`CPU, sign-in to synced: the browser ${cpu.total.toFixed(2)} s (${kinds}); the service and the host ${((nodeCpu.user + nodeCpu.system) / 1e6).toFixed(2)} s`)
+    console.log(`CPU, sign-in to synced: the browser ${cpu.total.toFixed(2)} s (${kinds}); the service and the host ${nodeCpu.toFixed(2)} s`)
   }
-  console.log(`the longest tasks, and what the profile sampled in each (self time; the functions of ours they ran in):\n${longestTasks(profile, tasks.longest)}`)
+  console.log(`the longest tasks, and what the profile sampled in each (self time; the build's functions they ran in):\n${longestTasks(profile, tasks.longest)}`)
   /** CPU seconds by thread, the busiest first. */
   const byThread = (used: ReturnType<typeof cpuBetween>) =>
     [...(used?.byKind ?? [])].filter(([, seconds]) => seconds >= 0.02).sort((a, b) => b[1] - a[1]).map(([name, seconds]) => `  ${seconds.toFixed(2).padStart(6)} s  ${name}`).join('\n')
   if (threads) console.log(`CPU by thread, sign-in to synced:\n${byThread(threads)}`)
   if (process.env.PROFILE_FLOOR) {
     // The cache floor (cache-floor.ts) on the same threads: what storing the rows alone costs each.
-    const before = browserCpu(join(folder, 'profile'), 'thread')
+    const before = browserCpu(profileDir, 'thread')
     const floor = (await page.evaluate(inPage(writeCacheAgain, 100))) as CacheFloor
-    const used = cpuBetween(before, browserCpu(join(folder, 'profile'), 'thread'))
+    const used = cpuBetween(before, browserCpu(profileDir, 'thread'))
     console.log(`the cache floor: ${floor.rows} rows in ${(floor.ms / 1000).toFixed(2)} s; CPU by thread (its read of the rows first included):\n${byThread(used)}`)
   }
   console.log(`by file:\n${top(byFile, 15)}\nby function:\n${top(byFunction, 40)}`)
@@ -161,7 +162,7 @@ try {
   rmSync(folder, { recursive: true, force: true })
 }
 
-/** For each task, the functions sampled in it by self time, and the app's own functions they were called from (inclusive). */
+/** For each task, the functions sampled in it by self time, and the build's own functions they were called from (inclusive). */
 function longestTasks(profile: Profile, longest: MainThreadTasks['longest']): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
@@ -170,7 +171,8 @@ function longestTasks(profile: Profile, longest: MainThreadTasks['longest']): st
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame
     return `${functionName || '(anonymous)'} ${url.replace(/^.*\//, '')}:${lineNumber}`
   }
-  const ours = (id: number) => /\/assets\/(?!app-|worker-)[^/]+\.js$|\/assets\/app-/.test(byId.get(id)!.callFrame.url) && byId.get(id)!.callFrame.functionName !== ''
+  // The build's own code (the app's, Dexie's and Svelte's), named: not the sync worker's, whose samples are not here.
+  const ours = (id: number) => /\/assets\/(?!worker-)[^/]+\.js$/.test(byId.get(id)!.callFrame.url) && byId.get(id)!.callFrame.functionName !== ''
   const lines: string[] = []
   for (const task of longest) {
     const self = new Map<string, number>()

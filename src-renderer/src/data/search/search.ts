@@ -248,10 +248,10 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
    */
   function titleOrder(): TitleOrder {
     if (shortest) return shortest
-    const { runs, exact, rest } = weighing ?? weighingAll()
-    weighRun({ runs, exact, rest })
+    const titles = weighing ?? weighingAll()
+    weighRun(titles)
     weighing = null
-    return (shortest = { order: mergeRuns(runs), exact })
+    return (shortest = { order: mergeRuns(titles.runs), exact: titles.exact })
   }
 
   /** Drops the titles' order, made or under way. */
