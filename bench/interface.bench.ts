@@ -8,7 +8,9 @@
 //       and for the search index to catch up; every main-thread task is
 //       traced (CDP), the first epic row's paint is timed, and the JS heap is
 //       read after a full GC; then its floor: the rows it stored written again
-//       into IndexedDB by the idle page (cache-floor.ts);
+//       into IndexedDB by the idle page (cache-floor.ts), and the calls its
+//       sync made through the host made again, each answer decoded and stored
+//       as it came by an idle page with no app code (pipeline-floor.ts);
 //   (b) cold opens: close the browser, launch a new one on the same profile
 //       (the cache filled), open the app; from navigation start to the first
 //       frame painting an epic list: the last screen's copy when the window
@@ -58,6 +60,8 @@ import { browserCpu, cpuBetween, heapAfterGc, launch, probesOf, traceTasks, type
 import { describeLimit, describeRoutes, emptyWindow, floorOf, held, measured, outpostClient, processCpu, RATE_LIMIT, ratio, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
 import { installFloor, type Floor } from './page-floor.ts'
 import { writeCacheAgain, type CacheFloor } from './cache-floor.ts'
+import { describePhases, pipelineFloor, type PipelineFloor } from './pipeline-floor.ts'
+import type { HostCall } from '../src-web/host.ts'
 import { inPage, watchKeystrokes, type Keystroke, type LongFrame, type LongTask, type SlowEvent } from './page-probes.ts'
 import { median, percentile, report, type Figure } from './report.ts'
 
@@ -94,12 +98,14 @@ interface Bootstrap {
   serviceCpu: number
   /** The rows the bootstrap stored, written again into IndexedDB by the page with nothing else running (cache-floor.ts). */
   cacheFloor: CacheFloor
+  /** The sync's calls made again and their answers stored by a page with no app code (pipeline-floor.ts). */
+  pipelineFloor: PipelineFloor
 }
 
 /** Rows to a transaction in the cache floor: a sync page's size. */
 const CACHE_FLOOR_BATCH = 100
 
-async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: string): Promise<Bootstrap> {
+async function bootstrapFromEmpty(app: WebApp, calls: HostCall[], bench: BenchService, profile: string): Promise<Bootstrap> {
   const { service } = bench
   const { page, cdp, context } = await launch(profile)
   try {
@@ -126,6 +132,9 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     // benchmark's work, not the bootstrap's tasks.
     const heapBytes = await heapAfterGc(cdp)
     const cacheFloor = (await page.evaluate(inPage(writeCacheAgain, CACHE_FLOOR_BATCH))) as CacheFloor
+    // Its requests in a window of the rate limit of their own, as the app's were.
+    await emptyWindow()
+    const pipeline = await pipelineFloor(app, context, profile, calls, started, started + syncedMs)
     const longTasks = probes.longTasks.filter((t) => t.start >= pageStart)
     const longestTask = [...longTasks].sort((a, b) => b.duration - a.duration)[0]
     const longestTaskFrame = longestTask && probes.longFrames.find((f) => f.start <= longestTask.start + 1 && longestTask.start < f.start + f.duration)
@@ -134,7 +143,7 @@ async function bootstrapFromEmpty(app: WebApp, bench: BenchService, profile: str
     const files = held(service).files
     const row = probes.firstRow
     const firstRowMs = row ? (row.paintAt ?? row.frameAt ?? row.domAt) - pageStart : undefined
-    return { syncedMs, cpu, serviceCpu, cacheFloor, indexedMs, firstRowMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
+    return { syncedMs, cpu, serviceCpu, cacheFloor, pipelineFloor: pipeline, indexedMs, firstRowMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
   } finally {
     await context.close()
   }
@@ -433,11 +442,14 @@ async function round(index: number): Promise<Round> {
   const rendererDir = join(folder, 'renderer')
   cpSync(RENDERER_DIR, rendererDir, { recursive: true })
   // The app's gateway paces to the same scaled limit as the service, as in benchmark 1.
-  const app = await startWebApp({ rendererDir, dataDir: join(folder, 'host'), secrets: new MemorySecretStore(), demo: false, rateLimit: RATE_LIMIT })
+  const calls: HostCall[] = []
+  const app = await startWebApp({ rendererDir, dataDir: join(folder, 'host'), secrets: new MemorySecretStore(), demo: false, rateLimit: RATE_LIMIT, onCall: (call) => calls.push(call) })
   let browser: BrowserWindow | undefined
   try {
-    const bootstrap = await bootstrapFromEmpty(app, bench, profile)
+    const bootstrap = await bootstrapFromEmpty(app, calls, bench, profile)
+    calls.length = 0
     console.error(`round ${index + 1}: bootstrap synced in ${(bootstrap.syncedMs / 1000).toFixed(1)} s, longest task ${bootstrap.tasks.longestMs.toFixed(0)} ms; ${describeLongestTask(bootstrap)}`)
+    console.error(`round ${index + 1}: the pipeline floor in ${(bootstrap.pipelineFloor.ms / 1000).toFixed(2)} s, by phase:\n${describePhases(bootstrap.pipelineFloor)}`)
     await emptyWindow()
     const peer = await dataLayerBootstrap(bench)
     console.error(`round ${index + 1}: the data layer alone synced in ${(peer.ms / 1000).toFixed(1)} s (${peer.requests} requests)`)
@@ -518,6 +530,18 @@ async function main(): Promise<void> {
   )
   add('bootstrap: that floor against the data layer alone', med((r) => ratio(r.bootstrap.cacheFloor.ms, r.peer.ms)), 'x', "the floor's writes alone over the peer's whole bootstrap, same round")
   add('bootstrap: the app against that floor', med((r) => ratio(r.bootstrap.syncedMs, r.bootstrap.cacheFloor.ms)), 'x', 'sign-in to synced over the floor of the same round')
+  const pipeline = (pick: (f: PipelineFloor) => number) => boot((b) => pick(b.pipelineFloor))
+  add(
+    'bootstrap: the pipeline floor: its calls made again and stored, no app code',
+    pipeline((f) => f.ms) / 1000,
+    's',
+    `the floor of the app's design (pipeline-floor.ts): the ${pipeline((f) => f.calls)} calls its sync made through the host, in the same order, made again by an idle page, each answer decoded and its items stored as it came (${pipeline((f) => f.rows)} rows, ${(pipeline((f) => f.bytes) / 1e6).toFixed(1)} MB as JSON)`,
+  )
+  add('bootstrap: the pipeline floor against the data layer alone', med((r) => ratio(r.bootstrap.pipelineFloor.ms, r.peer.ms)), 'x', "the calls and their storing alone over the peer's whole bootstrap, same round; goal 1 for the app: at most 1.5x")
+  add('bootstrap: the app against the pipeline floor', med((r) => ratio(r.bootstrap.syncedMs, r.bootstrap.pipelineFloor.ms)), 'x', 'sign-in to synced over the floor of the same round: what the app adds to the calls and the writes')
+  const pipelineCpu = (b: Bootstrap) => (b.pipelineFloor.cpu?.browser ? b.pipelineFloor.cpu.browser.total + b.pipelineFloor.cpu.node : Number.NaN)
+  add('bootstrap: the pipeline floor\'s CPU in all', boot(pipelineCpu), 's', `the browser's and this process's (the service and the host: ${boot((b) => b.pipelineFloor.cpu?.node ?? Number.NaN).toFixed(1)} s)`)
+  add('bootstrap: the app\'s CPU against the pipeline floor\'s', boot((b) => ratio(appCpu(b), pipelineCpu(b))), 'x', 'same round')
   add('bootstrap: sign-in to search index complete', boot((b) => b.indexedMs) / 1000, 's')
   add('bootstrap: sign-in to the first epic rows painted', boot((b) => b.firstRowMs ?? Number.NaN) / 1000, 's', 'while the bootstrap runs (Element Timing on the first row); goal: within 2 s')
   add('bootstrap: requests', boot((b) => b.requests), 'requests', `goal: the floor, the sign-in's whoami and one per prefetched file: ${boot((b) => b.floor)} + 1 + ${boot((b) => b.downloads)} = ${boot((b) => b.floor + 1 + b.downloads)}; all: ${describeRoutes(rounds[0].bootstrap.routes, 20)}`)

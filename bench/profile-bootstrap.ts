@@ -14,6 +14,8 @@
 //   PROFILE_AFTER_MS=<ms>         go on profiling that long after "Synced" (the window's idle work after a bootstrap)
 //   PROFILE_THREADS=1             the browser's CPU, sign-in to synced, by thread (the sync worker, IndexedDB's backend, ...)
 //   PROFILE_FLOOR=1               after "Synced", the cache floor (cache-floor.ts) and what it costs each thread
+//   PROFILE_PIPELINE=1            after "Synced", the pipeline floor (pipeline-floor.ts): the sync's calls made again and
+//                                 their answers stored by an idle page, and what it costs each thread
 //   PROFILE_CALLS=1               the pages' calls to the host by phase (runs of one operation: how many, from
 //                                 when to when after sign-in, the median time between two, the median answer)
 // An unminified build profiles with names: E2E_RENDERER_DIR=<a build with minify off>.
@@ -28,6 +30,7 @@ import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
 import { browserCpu, cpuBetween, launch, traceTasks, type MainThreadTasks } from './browser.ts'
 import { writeCacheAgain, type CacheFloor } from './cache-floor.ts'
 import { inPage } from './page-probes.ts'
+import { describePhases, pipelineFloor } from './pipeline-floor.ts'
 import { processCpu, RATE_LIMIT, startBenchService, workspaceSize } from './harness.ts'
 
 interface ProfileNode {
@@ -52,7 +55,7 @@ const app = await startWebApp({
   secrets: new MemorySecretStore(),
   demo: false,
   rateLimit: RATE_LIMIT,
-  onCall: process.env.PROFILE_CALLS ? (call) => calls.push(call) : undefined,
+  onCall: process.env.PROFILE_CALLS || process.env.PROFILE_PIPELINE ? (call) => calls.push(call) : undefined,
 })
 const profileDir = join(folder, 'profile')
 const { page, cdp, context } = await launch(profileDir)
@@ -153,6 +156,12 @@ try {
     const floor = (await page.evaluate(inPage(writeCacheAgain, 100))) as CacheFloor
     const used = cpuBetween(before, browserCpu(profileDir, 'thread'))
     console.log(`the cache floor: ${floor.rows} rows in ${(floor.ms / 1000).toFixed(2)} s; CPU by thread (its read of the rows first included):\n${byThread(used)}`)
+  }
+  if (process.env.PROFILE_PIPELINE) {
+    const floor = await pipelineFloor(app, context, profileDir, calls, started, started + syncedMs)
+    console.log(
+      `the pipeline floor: ${floor.calls} calls, ${floor.rows} rows stored (${(floor.bytes / 1e6).toFixed(1)} MB as JSON) in ${(floor.ms / 1000).toFixed(2)} s; the service and the host ${floor.cpu?.node.toFixed(2)} s of CPU; its phases:\n${describePhases(floor)}\nthe browser by thread:\n${byThread(floor.cpu?.browser)}`,
+    )
   }
   console.log(`by file:\n${top(byFile, 15)}\nby function:\n${top(byFunction, 40)}`)
 } finally {
