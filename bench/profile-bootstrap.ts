@@ -16,6 +16,7 @@
 //   PROFILE_FLOOR=1               after "Synced", the cache floor (cache-floor.ts) and what it costs each thread
 //   PROFILE_PIPELINE=1            after "Synced", the pipeline floor (pipeline-floor.ts): the sync's calls made again and
 //                                 their answers stored by an idle page, and what it costs each thread
+//   PROFILE_COLD=<n>              after it all, n cold opens of the filled profile (a new browser each), their longest tasks
 //   PROFILE_CALLS=1               the pages' calls to the host by phase (runs of one operation: how many, from
 //                                 when to when after sign-in, the median time between two, the median answer)
 // An unminified build profiles with names: E2E_RENDERER_DIR=<a build with minify off>.
@@ -164,11 +165,36 @@ try {
     )
   }
   console.log(`by file:\n${top(byFile, 15)}\nby function:\n${top(byFunction, 40)}`)
+  if (process.env.PROFILE_COLD) {
+    // The last screen's copy is kept when the window has been still a moment.
+    await page.waitForTimeout(10_000)
+    await context.close()
+    for (let open = 1; open <= Number(process.env.PROFILE_COLD); open++) await profileColdOpen(open)
+  }
 } finally {
   await context.close()
   await app.close()
   await bench.close()
   rmSync(folder, { recursive: true, force: true })
+}
+
+/** A new browser on the filled profile, the app opened and profiled for 4 s: its main thread's tasks and the longest ones' contents. */
+async function profileColdOpen(open: number): Promise<void> {
+  const { page, cdp, context } = await launch(profileDir)
+  try {
+    await cdp.send('Profiler.enable')
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
+    await cdp.send('Profiler.start')
+    const trace = await traceTasks(cdp)
+    await page.goto(app.host.url)
+    await page.waitForTimeout(4_000)
+    const tasks = await trace.stop()
+    const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: Profile }
+    console.log(`cold open ${open}: main thread busy ${tasks.busyMs.toFixed(0)} ms in ${tasks.tasks} tasks in its first 4 s, longest ${tasks.longestMs.toFixed(0)} ms, ${tasks.over50} of 50 ms or more:`)
+    console.log(longestTasks(profile, tasks.longest))
+  } finally {
+    await context.close()
+  }
 }
 
 /** For each task, the functions sampled in it by self time, and the build's own functions they were called from (inclusive). */
