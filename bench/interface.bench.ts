@@ -10,7 +10,8 @@
 //       read after a full GC; then its floor: the rows it stored written again
 //       into IndexedDB by the idle page (cache-floor.ts), and the calls its
 //       sync made through the host made again, each answer decoded and stored
-//       as it came by an idle page with no app code (pipeline-floor.ts);
+//       as it came by an idle page with no app code (pipeline-floor.ts), and
+//       the same calls with nothing stored;
 //   (b) cold opens: close the browser, launch a new one on the same profile
 //       (the cache filled), open the app; from navigation start to the first
 //       frame painting an epic list: the last screen's copy when the window
@@ -100,6 +101,8 @@ interface Bootstrap {
   cacheFloor: CacheFloor
   /** The sync's calls made again and their answers stored by a page with no app code (pipeline-floor.ts). */
   pipelineFloor: PipelineFloor
+  /** The same calls with their answers decoded and nothing stored: the calls' part of that floor. */
+  callsFloor: PipelineFloor
 }
 
 /** Rows to a transaction in the cache floor: a sync page's size. */
@@ -135,6 +138,8 @@ async function bootstrapFromEmpty(app: WebApp, calls: HostCall[], bench: BenchSe
     // Its requests in a window of the rate limit of their own, as the app's were.
     await emptyWindow()
     const pipeline = await pipelineFloor(app, context, profile, calls, started, started + syncedMs)
+    await emptyWindow()
+    const callsFloor = await pipelineFloor(app, context, profile, calls, started, started + syncedMs, false)
     const longTasks = probes.longTasks.filter((t) => t.start >= pageStart)
     const longestTask = [...longTasks].sort((a, b) => b.duration - a.duration)[0]
     const longestTaskFrame = longestTask && probes.longFrames.find((f) => f.start <= longestTask.start + 1 && longestTask.start < f.start + f.duration)
@@ -143,7 +148,7 @@ async function bootstrapFromEmpty(app: WebApp, calls: HostCall[], bench: BenchSe
     const files = held(service).files
     const row = probes.firstRow
     const firstRowMs = row ? (row.paintAt ?? row.frameAt ?? row.domAt) - pageStart : undefined
-    return { syncedMs, cpu, serviceCpu, cacheFloor, pipelineFloor: pipeline, indexedMs, firstRowMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
+    return { syncedMs, cpu, serviceCpu, cacheFloor, pipelineFloor: pipeline, callsFloor, indexedMs, firstRowMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
   } finally {
     await context.close()
   }
@@ -536,6 +541,12 @@ async function main(): Promise<void> {
     pipeline((f) => f.ms) / 1000,
     's',
     `the floor of the app's design (pipeline-floor.ts): the ${pipeline((f) => f.calls)} calls its sync made through the host, in the same order, made again by an idle page, each answer decoded and its items stored as it came (${pipeline((f) => f.rows)} rows, ${(pipeline((f) => f.bytes) / 1e6).toFixed(1)} MB as JSON)`,
+  )
+  add(
+    'bootstrap: the pipeline floor\'s calls alone, nothing stored',
+    boot((b) => b.callsFloor.ms) / 1000,
+    's',
+    `the same calls made again the same way, each answer decoded and dropped: the calls' part of the floor; against the peer ${med((r) => ratio(r.bootstrap.callsFloor.ms, r.peer.ms)).toFixed(2)}x`,
   )
   add('bootstrap: the pipeline floor against the data layer alone', med((r) => ratio(r.bootstrap.pipelineFloor.ms, r.peer.ms)), 'x', "the calls and their storing alone over the peer's whole bootstrap, same round; goal 1 for the app: at most 1.5x")
   add('bootstrap: the app against the pipeline floor', med((r) => ratio(r.bootstrap.syncedMs, r.bootstrap.pipelineFloor.ms)), 'x', 'sign-in to synced over the floor of the same round: what the app adds to the calls and the writes')

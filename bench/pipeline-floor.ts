@@ -38,13 +38,15 @@ export interface PipelineFloorInput {
   calls: FloorCall[]
   /** Operations whose answers the app keeps only in part, elsewhere (the v3 epic list: positions and progress): decoded, not stored. */
   notStored: string[]
+  /** false: the answers are decoded and nothing is stored (the calls' part of the floor alone). */
+  store: boolean
 }
 
 export interface PipelineFloor {
   /** ms from the first call to the last answer stored. */
   ms: number
   calls: number
-  /** Items stored, and their size as JSON. */
+  /** Items stored (or, when nothing is, that would have been), and their size as JSON. */
   rows: number
   bytes: number
   /** Runs of one operation in the order they began: how many calls, from the first's start to the last's answer (ms after the floor's start). */
@@ -86,7 +88,11 @@ export async function replayCalls(input: PipelineFloorInput): Promise<PipelineFl
   const parts = new Map<number, unknown[]>()
   socket.onmessage = (event: MessageEvent) => {
     const message = JSON.parse(String(event.data)) as { type: string; id: number; items?: unknown[]; result?: Answer; parts?: number }
-    if (message.type === 'part') parts.set(message.id, [...(parts.get(message.id) ?? []), ...(message.items ?? [])])
+    if (message.type === 'part') {
+      const got = parts.get(message.id) ?? []
+      for (const item of message.items ?? []) got.push(item)
+      parts.set(message.id, got)
+    }
     if (message.type !== 'result') return
     const result = message.parts === undefined ? message.result! : { ok: true, value: parts.get(message.id) }
     parts.delete(message.id)
@@ -146,7 +152,7 @@ export async function replayCalls(input: PipelineFloorInput): Promise<PipelineFl
         const items = itemsOf(answer.value)
         if (items && items.length > 0 && !input.notStored.includes(operation)) {
           stored.push(items)
-          writes.push(store(operation, items))
+          if (input.store) writes.push(store(operation, items))
         }
       })(),
     )
@@ -178,9 +184,10 @@ export async function replayCalls(input: PipelineFloorInput): Promise<PipelineFl
  * `app`'s host: its sync calls (recorded between `from` and `to`) made again
  * by a new page of the host's origin, once the files the app prefetched are
  * gone from the cache again (so they are downloaded again, not found); with
- * the CPU it took the browser of `profileDir` and this process.
+ * the CPU it took the browser of `profileDir` and this process. Without
+ * `store`, the answers are decoded and not stored.
  */
-export async function pipelineFloor(app: WebApp, context: BrowserContext, profileDir: string, recorded: HostCall[], from: number, to: number): Promise<PipelineFloor> {
+export async function pipelineFloor(app: WebApp, context: BrowserContext, profileDir: string, recorded: HostCall[], from: number, to: number, store = true): Promise<PipelineFloor> {
   await rm(app.side.folders.cache, { recursive: true, force: true })
   const page = await context.newPage()
   try {
@@ -191,6 +198,7 @@ export async function pipelineFloor(app: WebApp, context: BrowserContext, profil
       protocols: [HOST_BRIDGE_PROTOCOL, `${HOST_SECRET_PROTOCOL_PREFIX}${app.host.secret}`],
       calls: syncCalls(recorded, from, to),
       notStored: ['epics.v3List'],
+      store,
     }
     const before = browserCpu(profileDir, 'thread')
     const nodeSince = processCpu()

@@ -15,7 +15,7 @@
 //   PROFILE_THREADS=1             the browser's CPU, sign-in to synced, by thread (the sync worker, IndexedDB's backend, ...)
 //   PROFILE_FLOOR=1               after "Synced", the cache floor (cache-floor.ts) and what it costs each thread
 //   PROFILE_PIPELINE=1            after "Synced", the pipeline floor (pipeline-floor.ts): the sync's calls made again and
-//                                 their answers stored by an idle page, and what it costs each thread
+//                                 their answers stored by an idle page, and what it costs each thread (=calls: nothing stored)
 //   PROFILE_COLD=<n>              after it all, n cold opens of the filled profile (a new browser each), their longest tasks
 //   PROFILE_CALLS=1               the pages' calls to the host by phase (runs of one operation: how many, from
 //                                 when to when after sign-in, the median time between two, the median answer)
@@ -32,7 +32,7 @@ import { browserCpu, cpuBetween, launch, traceTasks, type MainThreadTasks } from
 import { writeCacheAgain, type CacheFloor } from './cache-floor.ts'
 import { inPage } from './page-probes.ts'
 import { describePhases, pipelineFloor } from './pipeline-floor.ts'
-import { processCpu, RATE_LIMIT, startBenchService, workspaceSize } from './harness.ts'
+import { emptyWindow, processCpu, RATE_LIMIT, startBenchService, workspaceSize } from './harness.ts'
 
 interface ProfileNode {
   id: number
@@ -159,9 +159,13 @@ try {
     console.log(`the cache floor: ${floor.rows} rows in ${(floor.ms / 1000).toFixed(2)} s; CPU by thread (its read of the rows first included):\n${byThread(used)}`)
   }
   if (process.env.PROFILE_PIPELINE) {
-    const floor = await pipelineFloor(app, context, profileDir, calls, started, started + syncedMs)
+    // Its calls in a window of the rate limit of their own, as the app's were; PROFILE_PIPELINE=calls: the answers
+    // decoded, nothing stored.
+    await emptyWindow()
+    const store = process.env.PROFILE_PIPELINE !== 'calls'
+    const floor = await pipelineFloor(app, context, profileDir, calls, started, started + syncedMs, store)
     console.log(
-      `the pipeline floor: ${floor.calls} calls, ${floor.rows} rows stored (${(floor.bytes / 1e6).toFixed(1)} MB as JSON) in ${(floor.ms / 1000).toFixed(2)} s; the service and the host ${floor.cpu?.node.toFixed(2)} s of CPU; its phases:\n${describePhases(floor)}\nthe browser by thread:\n${byThread(floor.cpu?.browser)}`,
+      `the pipeline floor${store ? '' : ', nothing stored'}: ${floor.calls} calls, ${floor.rows} rows ${store ? 'stored' : 'decoded'} (${(floor.bytes / 1e6).toFixed(1)} MB as JSON) in ${(floor.ms / 1000).toFixed(2)} s; the service and the host ${floor.cpu?.node.toFixed(2)} s of CPU; its phases:\n${describePhases(floor)}\nthe browser by thread:\n${byThread(floor.cpu?.browser)}`,
     )
   }
   console.log(`by file:\n${top(byFile, 15)}\nby function:\n${top(byFunction, 40)}`)
