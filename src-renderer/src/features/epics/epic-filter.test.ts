@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { cachedEpic } from '../../../../testing/cached-rows.ts'
 import type { CachedEpic, CachedEpicState } from '../../data/types.ts'
-import { applyFilters, SORTS, type EpicFilters } from './epic-filter.ts'
+import { applyFilters, asksIndex, SORTS, type EpicFilters } from './epic-filter.ts'
 
 const epic = (id: number, fields: Partial<CachedEpic> = {}) =>
   cachedEpic(id, { created_at: `2024-01-${String(id).padStart(2, '0')}T00:00:00Z`, updated_at: `2024-02-${String(id).padStart(2, '0')}T00:00:00Z`, ...fields })
@@ -162,6 +162,15 @@ describe('the epics list order', () => {
     expect(asked).toEqual([found.length])
     expect(applyFilters(many, none, { states, ranked: () => (asked.push(-1), null) }).length).toBeGreaterThan(0)
     expect(asked).toEqual([found.length])
+  })
+
+  it('asks the index for a word of three letters or more that the text finds in fewer than 20 epics, never for an id', () => {
+    expect(asksIndex('epik', 0)).toBe(true)
+    expect(asksIndex('  epik 12 ', 19)).toBe(true)
+    expect(asksIndex('epik', 20)).toBe(false)
+    expect(asksIndex('ep', 0)).toBe(false)
+    expect(asksIndex('#123', 0)).toBe(false)
+    expect(asksIndex('4242', 0)).toBe(false)
   })
 
   it('follows a change of the states for the state sort', () => {

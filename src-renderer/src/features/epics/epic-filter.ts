@@ -48,6 +48,19 @@ export interface FilterContext {
   sortChosen?: boolean
 }
 
+/** Results the epic list asks the local search index for, at most. */
+export const INDEX_LIMIT = 200
+
+/**
+ * Whether the list asks the local search index for its typo-tolerant matches
+ * besides the text's: for a query of three letters or more that is not an
+ * id, when the text matched fewer than 20 epics.
+ */
+export function asksIndex(query: string, textMatches: number): boolean {
+  const q = query.trim()
+  return q.length >= 3 && !/^#?\d+$/.test(q) && textMatches < 20
+}
+
 /**
  * The epics to show, in order. A query matches words in the name and the
  * description; `ranked` adds what the index found besides (typos). With a
