@@ -117,6 +117,15 @@ export async function heapAfterGc(cdp: CDPSession): Promise<number> {
 /** CPU seconds the browser's processes have used, by kind of process (from /proc; undefined where there is none). */
 export type BrowserCpu = Map<string, number>
 
+/** A process's or thread's /proc stat: its name (as /proc cuts it), its parent, and its CPU seconds (user and system). */
+function statOf(path: string): { name: string; parent: number; seconds: number } {
+  const stat = readFileSync(path, 'utf8')
+  // The name is in parentheses and may hold spaces or parentheses itself: the fields follow the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const ticksPerSecond = 100
+  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), parent: Number(fields[1]), seconds: (Number(fields[11]) + Number(fields[12])) / ticksPerSecond }
+}
+
 /**
  * The CPU time so far of every process of the Chromium launched on `profileDir` (the browser
  * process, whose IndexedDB backend writes the cache, its renderers with their workers, its GPU
@@ -132,14 +141,12 @@ export function browserCpu(profileDir: string, by: 'process' | 'thread' = 'proce
     return undefined
   }
   const procs = new Map<number, { parent: number; seconds: number; kind: string; ours: boolean }>()
-  const tick = 100
   for (const pid of pids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const { parent, seconds } = statOf(`/proc/${pid}/stat`)
       const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
       const kind = /--type=([a-z-]+)/.exec(command)?.[1] ?? 'browser'
-      procs.set(Number(pid), { parent: Number(fields[1]), seconds: (Number(fields[11]) + Number(fields[12])) / tick, kind, ours: command.includes(profileDir) && kind === 'browser' })
+      procs.set(Number(pid), { parent, seconds, kind, ours: command.includes(profileDir) && kind === 'browser' })
     } catch {
       // Gone meanwhile.
     }
@@ -164,11 +171,9 @@ export function browserCpu(profileDir: string, by: 'process' | 'thread' = 'proce
     }
     for (const tid of tids) {
       try {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\d+$/, '')
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-        const key = `${p.kind}/${name}`
-        byKind.set(key, (byKind.get(key) ?? 0) + (Number(fields[11]) + Number(fields[12])) / tick)
+        const { name, seconds } = statOf(`/proc/${pid}/task/${tid}/stat`)
+        const key = `${p.kind}/${name.replace(/\d+$/, '')}`
+        byKind.set(key, (byKind.get(key) ?? 0) + seconds)
       } catch {
         // Gone meanwhile.
       }

@@ -57,7 +57,6 @@ export function leastTimeFor(requests: number, limit: { max: number; windowMs: n
 
 // ---- the service and its meter ------------------------------------------------------------
 
-/** What one token asked of the service and was sent, as the service saw it. */
 /** Starts counting this process's CPU (user and system); the function returns the seconds used since. */
 export function processCpu(): () => number {
   const before = process.cpuUsage()
@@ -67,6 +66,7 @@ export function processCpu(): () => number {
   }
 }
 
+/** What one token asked of the service and was sent, as the service saw it. */
 export interface Traffic {
   requests: number
   /** Answers 429 (refused by the rate limit, not processed). */
@@ -232,6 +232,15 @@ export function timedTransport(inner: Transport): Transport & { busyMs(): number
 }
 
 // ---- small things every benchmark uses ------------------------------------------------------
+
+/**
+ * Phrases typed letter by letter in the epic list's search, over epics the service seeded ("Epic N",
+ * "Seeded epic N."): names, a misspelt word (the search index's part), ids. `sets` of four.
+ */
+export function epicPhrases(random: () => number, epics: number, sets: number): string[] {
+  const n = () => 1 + Math.floor(random() * epics)
+  return Array.from({ length: sets }, () => [`epic ${n()}`, `epik ${n()}`, `#${n()}`, `seeded epic ${n()}`]).flat()
+}
 
 /** Deterministic random numbers (mulberry32), so every run changes the same things. */
 export function seededRandom(seed: number): () => number {

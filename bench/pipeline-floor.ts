@@ -21,7 +21,7 @@ import { HOST_BRIDGE_PATH, HOST_BRIDGE_PROTOCOL, HOST_SECRET_PROTOCOL_PREFIX } f
 import type { HostCall } from '../src-web/host.ts'
 import type { WebApp } from '../src-web/web-app.ts'
 import { browserCpu, cpuBetween } from './browser.ts'
-import { processCpu } from './harness.ts'
+import { emptyWindow, processCpu } from './harness.ts'
 import { inPage } from './page-probes.ts'
 
 /** A call to make again, and the calls (by index) that must have ended before it starts. */
@@ -182,12 +182,14 @@ export async function replayCalls(input: PipelineFloorInput): Promise<PipelineFl
 /**
  * The pipeline floor of a bootstrap the app made in `context` through
  * `app`'s host: its sync calls (recorded between `from` and `to`) made again
- * by a new page of the host's origin, once the files the app prefetched are
- * gone from the cache again (so they are downloaded again, not found); with
+ * by a new page of the host's origin, in a window of the rate limit of their
+ * own as the app's were (the gateway paces to it), once the files the app
+ * prefetched are gone from the cache again (so they are downloaded again, not found); with
  * the CPU it took the browser of `profileDir` and this process. Without
  * `store`, the answers are decoded and not stored.
  */
 export async function pipelineFloor(app: WebApp, context: BrowserContext, profileDir: string, recorded: HostCall[], from: number, to: number, store = true): Promise<PipelineFloor> {
+  await emptyWindow()
   await rm(app.side.folders.cache, { recursive: true, force: true })
   const page = await context.newPage()
   try {
@@ -210,7 +212,7 @@ export async function pipelineFloor(app: WebApp, context: BrowserContext, profil
   }
 }
 
-/** The floor's phases, a line each: `   120 ms to  1,650 ms   99 x epics.list`. */
+/** The floor's phases, a line each: `     520 ms to   1719 ms    99 x epics.list`. */
 export function describePhases(floor: PipelineFloor): string {
   return floor.phases.map((p) => `  ${p.from.toFixed(0).padStart(6)} ms to ${p.to.toFixed(0).padStart(6)} ms  ${String(p.calls).padStart(4)} x ${p.operation.replace(/^outpost:/, '')}`).join('\n')
 }

@@ -32,7 +32,7 @@ import { browserCpu, cpuBetween, launch, traceTasks, type MainThreadTasks } from
 import { writeCacheAgain, type CacheFloor } from './cache-floor.ts'
 import { inPage } from './page-probes.ts'
 import { describePhases, pipelineFloor } from './pipeline-floor.ts'
-import { emptyWindow, processCpu, RATE_LIMIT, startBenchService, workspaceSize } from './harness.ts'
+import { processCpu, RATE_LIMIT, startBenchService, workspaceSize } from './harness.ts'
 
 interface ProfileNode {
   id: number
@@ -66,9 +66,7 @@ try {
   await page.getByLabel('Service address').fill(bench.service.baseUrl)
   await page.getByLabel('API token').fill(bench.service.tokens.admin)
   const worker = process.env.PROFILE_WORKER_OUT ? await profileWorker(cdp) : undefined
-  await cdp.send('Profiler.enable')
-  await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
-  await cdp.send('Profiler.start')
+  await startProfiler((method, params) => cdp.send(method as never, params as never))
   const trace = await traceTasks(cdp)
   const events: { ph: string; name: string; pid: number; tid: number; ts: number; dur?: number; args?: { name?: string } }[] = []
   if (process.env.PROFILE_TRACE) {
@@ -159,9 +157,7 @@ try {
     console.log(`the cache floor: ${floor.rows} rows in ${(floor.ms / 1000).toFixed(2)} s; CPU by thread (its read of the rows first included):\n${byThread(used)}`)
   }
   if (process.env.PROFILE_PIPELINE) {
-    // Its calls in a window of the rate limit of their own, as the app's were; PROFILE_PIPELINE=calls: the answers
-    // decoded, nothing stored.
-    await emptyWindow()
+    // PROFILE_PIPELINE=calls: the answers decoded, nothing stored.
     const store = process.env.PROFILE_PIPELINE !== 'calls'
     const floor = await pipelineFloor(app, context, profileDir, calls, started, started + syncedMs, store)
     console.log(
@@ -182,13 +178,18 @@ try {
   rmSync(folder, { recursive: true, force: true })
 }
 
+/** Starts a CPU profile sampling every 200 µs, through `send` (a page's session, or a message relayed to its worker). */
+async function startProfiler(send: (method: string, params?: object) => Promise<unknown>): Promise<void> {
+  await send('Profiler.enable')
+  await send('Profiler.setSamplingInterval', { interval: 200 })
+  await send('Profiler.start')
+}
+
 /** A new browser on the filled profile, the app opened and profiled for 4 s: its main thread's tasks and the longest ones' contents. */
 async function profileColdOpen(open: number): Promise<void> {
   const { page, cdp, context } = await launch(profileDir)
   try {
-    await cdp.send('Profiler.enable')
-    await cdp.send('Profiler.setSamplingInterval', { interval: 200 })
-    await cdp.send('Profiler.start')
+    await startProfiler((method, params) => cdp.send(method as never, params as never))
     const trace = await traceTasks(cdp)
     await page.goto(app.host.url)
     await page.waitForTimeout(4_000)
@@ -260,9 +261,7 @@ async function profileWorker(cdp: CDPSession): Promise<{ stop: () => Promise<Pro
     if (e.targetInfo.type !== 'worker' || session) return
     session = e.sessionId
     void (async () => {
-      await send('Profiler.enable')
-      await send('Profiler.setSamplingInterval', { interval: 200 })
-      await send('Profiler.start')
+      await startProfiler(send)
       await send('Runtime.runIfWaitingForDebugger')
     })()
   })

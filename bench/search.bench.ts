@@ -19,6 +19,7 @@ import { createSearch } from '../src-renderer/src/data/search/index.ts'
 import { applyFilters, asksIndex, INDEX_LIMIT, type EpicFilters } from '../src-renderer/src/features/epics/epic-filter.ts'
 import { scoresOf } from '../src-renderer/src/features/lookup.ts'
 import type { CachedComment, CachedDoc, CachedEpic, CachedFile } from '../src-renderer/src/data/types.ts'
+import { epicPhrases } from './harness.ts'
 import { percentile, report, type Figure } from './report.ts'
 
 const EPICS = 10_000
@@ -306,8 +307,7 @@ async function epicListKeystrokes(): Promise<void> {
   await db.epics.bulkPut(epics)
   const search = createSearch(db)
   await search.ready
-  const n = () => between(1, EPICS)
-  const phrases = Array.from({ length: 8 }, () => [`epic ${n()}`, `epik ${n()}`, `#${n()}`, `seeded epic ${n()}`]).flat()
+  const phrases = epicPhrases(random, EPICS, 8)
   const filters: EpicFilters = { query: '', states: [], owners: [], teams: [], objectives: [], archived: 'active', sort: 'updated', dir: 'desc' }
   const keystroke = (query: string) =>
     applyFilters(epics, { ...filters, query }, {

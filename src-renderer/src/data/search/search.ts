@@ -711,7 +711,6 @@ function mergeRuns(runs: readonly TitleWeight[][]): TitleWeight[] {
   }
 }
 
-
 interface Ranked {
   rank: number
   key: string
