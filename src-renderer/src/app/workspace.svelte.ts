@@ -95,6 +95,8 @@ export class OpenWorkspace implements Workspace {
       },
       journal,
       ready: () => this.engine.restore(),
+      // The change itself tells the replay, once committed: it goes within a moment while online.
+      onQueued: () => this.engine.queued(),
     })
     this.syncWorker = startSyncWorker(bridge)
     this.engine = startDataLayer({
@@ -108,6 +110,7 @@ export class OpenWorkspace implements Workspace {
       onStorage: (state) => this.storageChanged(state),
       journal,
       onRestoreError: (error) => console.error('Outpost: the outbox journal could not be read', error),
+      online: () => this.online !== false,
     })
     this.search = createDeferredSearch(this.db, { onError: (error) => console.error('Outpost search:', error) })
     this.sync = {
@@ -136,8 +139,6 @@ export class OpenWorkspace implements Workspace {
       }),
       tablesSource(this.db, [{ table: 'outbox' }, metaRow(PAUSE_KEY)], () => outboxStatus(this.db))({
         next: (status) => {
-          // A change made while online goes out at once, not at the next reconnect or timer.
-          if (status.pending > this.outbox.pending && this.online !== false && !status.paused) this.replaySoon()
           this.outbox = status
           if (status.paused?.reason === 'read-only' && this.access.canWrite) void this.setAccess({ canWrite: false, reason: status.paused.message, checkedAt: Date.now() })
         },
@@ -166,19 +167,7 @@ export class OpenWorkspace implements Workspace {
       .catch(() => undefined)
   }
 
-  private replayTimer: ReturnType<typeof setTimeout> | undefined
-
-  /** Replays shortly: a burst of edits (typing, a multi-file drop) goes out as one pass. */
-  private replaySoon(): void {
-    if (this.replayTimer !== undefined || this.closed) return
-    this.replayTimer = setTimeout(() => {
-      this.replayTimer = undefined
-      if (!this.closed) void this.engine.replay().catch(() => undefined)
-    }, 300)
-  }
-
   close = async (): Promise<void> => {
-    clearTimeout(this.replayTimer)
     if (this.closed) return
     this.closed = true
     for (const stop of this.stops.splice(0)) stop()
@@ -228,7 +217,11 @@ export class OpenWorkspace implements Workspace {
   }
 
   private connectivity(state: ConnectivityState): void {
+    const back = state.online && this.online === false
     this.online = state.online
+    // Changes queued while the service was out of reach (each told the engine nothing) go now. The main side's
+    // 'replay-now' on reconnect may have come before this window knew it was online.
+    if (back) this.engine.queued()
     this.onlineSince = state.since
   }
 

@@ -65,6 +65,11 @@ export interface ActionsOptions {
    * READY_WAIT_MS (for the outbox lock, held by another window's replay), the write goes on.
    */
   ready?: () => Promise<unknown>
+  /**
+   * A change was queued (or a queued one changed: retried, resolved) and its transaction has committed: told at once,
+   * so the replay starts by itself (the data layer's `queued`). Not told of a write that was refused.
+   */
+  onQueued?: () => void
 }
 
 /** What the user sets on an epic (archiving has actions of its own); objectives and labels may be ones made offline. */
@@ -129,6 +134,13 @@ export function outboxActions(options: ActionsOptions) {
     if (!canWrite) throw new WriteRefused('read-only', READ_ONLY_MESSAGE)
   }
 
+  /** A queued record made ready to go again (retried, a conflict resolved): the replay is told once it has committed. */
+  const requeued = async <T>(run: () => Promise<T>): Promise<T> => {
+    const result = await saving(run)
+    options.onQueued?.()
+    return result
+  }
+
   /** A change to a queued record (retry, discard, a conflict's choices) in one transaction: storage full, nothing of it was written, and the screen says why. */
   const saving = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -167,6 +179,7 @@ export function outboxActions(options: ActionsOptions) {
         // Kept only whole: refused before the transaction had made all of the change, it is not made at all.
         { keep: (error) => isQuotaError(error) && ran !== undefined },
       )
+      if (enqueued?.seq !== undefined) options.onQueued?.()
       for (const r of enqueued?.removed ?? []) if (r.staged) await transport.discard(r.staged.path).catch(() => undefined)
       return result
     } catch (error) {
@@ -368,12 +381,12 @@ export function outboxActions(options: ActionsOptions) {
     // ---- the outbox itself: fix and retry, discard, resolve ----
     retry: (seq: number, editedPayload?: Record<string, unknown>) => {
       guard()
-      return saving(() => retryRecord(db, seq, editedPayload, clock, options.journal))
+      return requeued(() => retryRecord(db, seq, editedPayload, clock, options.journal))
     },
     discard: (seq: number) => saving(() => discardRecord(db, seq, { transport, clock, journal: options.journal })),
     resolveConflict: (seq: number, choices: Record<string, ConflictChoice> | 'mine' | 'theirs') => {
       guard()
-      return saving(() => resolveConflict(db, seq, choices, { clock, uuid, journal: options.journal }))
+      return requeued(() => resolveConflict(db, seq, choices, { clock, uuid, journal: options.journal }))
     },
   }
 }

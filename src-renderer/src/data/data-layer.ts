@@ -1,7 +1,11 @@
 // The data layer of an open workspace: main says when, the data layer does
 // it. The main side knows connectivity, wake-ups and the schedule, and sends
 // 'replay-now' and 'sync-now'; the data layer replays the outbox (the function the outbox
-// module provides) and runs sync. Once per start it lists the rows it cannot
+// module provides) and runs sync. A change the user makes says so itself once
+// its transaction has committed (`queued`): the replay starts shortly after,
+// or, if a pass is under way, one more pass follows it. Whether there is work
+// is never guessed from a count read later, which a confirm and a new change
+// landing between two reads would leave unchanged. Once per start it lists the rows it cannot
 // read (problems.ts) and sweeps the staged copies no queued upload names any
 // more (outbox/staged.ts). Its state is a row of `meta`, so the UI reads it
 // with liveQuery like any cached data:
@@ -109,6 +113,13 @@ export interface DataLayerOptions {
   journal?: OutboxJournal
   /** Told when the journal could not be read or restored (replay waits, and it is tried again at the next replay or write). */
   onRestoreError?: (error: unknown) => void
+  /**
+   * Whether the service may be reachable (the window's connectivity; unknown counts as yes). A change queued while it
+   * is not waits for the main side's 'replay-now' on reconnect, or for `queued()` when the window sees it back.
+   */
+  online?: () => boolean
+  /** How long after a queued change its replay starts (ms): a burst of changes (typing, a drop of files) goes as one pass. */
+  replayDelayMs?: number
 }
 
 export interface DataLayer {
@@ -118,8 +129,17 @@ export interface DataLayer {
    * when the engine was stopped; a failed run rejects (and the status says why).
    */
   sync(options?: { force?: boolean }): Promise<SyncReport | null>
-  /** Runs the outbox's replay now (a sync asked meanwhile waits for it). */
+  /**
+   * Runs the outbox's replay now (a sync asked meanwhile waits for it). Asked while a pass runs, it wakes a wait between
+   * attempts and makes one more pass once that one ends (however many asks came meanwhile): a change the running pass
+   * read past is never left behind. Resolves when the last pass asked for has ended.
+   */
   replay(): Promise<void>
+  /**
+   * A change was queued and its transaction has committed (the actions call it): a replay starts within
+   * `replayDelayMs`, or one more pass follows the one under way. Nothing while the service is known to be unreachable.
+   */
+  queued(): void
   /**
    * The cache and the journal made to agree (outbox/restore.ts): once per start, and again after a change was kept
    * in the journal only (storage full). Answers whether they do. A write waits for it, so that what it queues comes
@@ -277,29 +297,53 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     setStorage({ since: storage?.since ?? clock(), retryAt: clock() + wait, message: SYNC_PAUSED_MESSAGE })
   }
 
+  // ---- replay ----
+  // One pass at a time. An ask while one runs (`again`) makes one more pass after it: the running pass may have read the
+  // outbox for the last time before the change that asked was committed.
   let replaying: Promise<void> | null = null
+  let again = false
+  const passes = async (pass: EngineReplay): Promise<void> => {
+    await restoreJournal()
+    do {
+      again = false
+      try {
+        await pass()
+      } catch (error) {
+        // A pass stops where storage refused a write (a record sent stays in flight, to be reconciled).
+        if (isStorageFull(error) && !storage) waitForRoom()
+        // An ask made during the failed pass still gets its own; else the failure is the answer.
+        if (!again || stopped) throw error
+      }
+    } while (again && !stopped)
+  }
   const replay = (): Promise<void> => {
     if (!options.replay || stopped) return Promise.resolve()
     if (replaying) {
+      again = true
       // Asked again while a pass waits between attempts (Send now, the service back): it tries at once.
       options.replay.wake?.()
       return replaying
     }
-    const pass = options.replay
-    replaying = restoreJournal()
-      .then(() => pass())
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          // A pass stops where storage refused a write (a record sent stays in flight, to be reconciled).
-          if (isStorageFull(error) && !storage) waitForRoom()
-          throw error
-        },
-      )
-      .finally(() => {
-        replaying = null
-      })
+    replaying = passes(options.replay).finally(() => {
+      replaying = null
+    })
     return replaying
+  }
+
+  // A change queued: replayed shortly (a burst goes as one pass), or after the pass under way. A pass waiting out a
+  // backoff is not woken: the service is failing, and the pass takes the change when it tries again.
+  const replayDelayMs = options.replayDelayMs ?? 250
+  let soon: ReturnType<typeof setTimeout> | undefined
+  const queued = (): void => {
+    if (!options.replay || stopped || options.online?.() === false) return
+    if (replaying) {
+      again = true
+      return
+    }
+    soon ??= setTimeout(() => {
+      soon = undefined
+      background(replay)
+    }, replayDelayMs)
   }
 
   const runSyncer = (force: boolean, prefetch: boolean) =>
@@ -400,6 +444,7 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     syncer,
     sync,
     replay,
+    queued,
     refreshEpic: (id) => syncer.refreshEpic(id),
     refreshEpicStories: (id) => syncer.refreshEpicStories(id),
     refreshDoc: (id) => syncer.refreshDoc(id),
@@ -426,6 +471,7 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     async stop() {
       stopped = true
       clearTimeout(storageTimer)
+      clearTimeout(soon)
       for (const off of unsubscribe) off?.()
       controller.abort(new DOMException('The data layer was stopped.', 'AbortError'))
       await Promise.allSettled([current, next, replaying, checked, restoring])
