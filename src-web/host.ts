@@ -124,7 +124,22 @@ export async function startHost(options: HostOptions): Promise<Host> {
   let origin = ''
   let policy = ''
 
-  const serveFile = async (req: IncomingMessage, res: ServerResponse) => {
+  /**
+   * The path a request asks for, or undefined when its target is none of this host's paths: anything but
+   * an origin-relative path (`*`, `http://…`, `//[`, which a URL parser takes for a host and refuses).
+   * Any page the user visits can make the browser send such a request here, so it is answered, never thrown.
+   */
+  const requestPath = (req: IncomingMessage): string | undefined => {
+    const target = req.url ?? ''
+    if (!target.startsWith('/') || target.startsWith('//')) return undefined
+    try {
+      return new URL(target, origin).pathname
+    } catch {
+      return undefined
+    }
+  }
+
+  const serveFile = async (req: IncomingMessage, res: ServerResponse, pathname: string) => {
     const headers = {
       'content-security-policy': policy,
       'x-content-type-options': 'nosniff',
@@ -135,7 +150,6 @@ export async function startHost(options: HostOptions): Promise<Host> {
       res.writeHead(405, { ...headers, 'content-type': 'text/plain' }).end('Method not allowed')
       return
     }
-    const pathname = new URL(req.url ?? '/', origin).pathname
     const file = resolveRendererFile(pathname, options.rendererDir)
     const info = file ? await stat(file).catch(() => undefined) : undefined
     if (!file || !info?.isFile()) {
@@ -147,9 +161,16 @@ export async function startHost(options: HostOptions): Promise<Host> {
     else createReadStream(file).pipe(res)
   }
 
+  const answerRequest = async (req: IncomingMessage, res: ServerResponse) => {
+    const pathname = requestPath(req)
+    if (pathname === undefined) res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('Bad request')
+    else if (pathname === HOST_STAGE_PATH) await stageRequest(req, res)
+    else await serveFile(req, res, pathname)
+  }
+
+  // Whatever a request holds, it is answered: a throw here would end the host (and the app with it).
   const server: Server = createServer((req, res) => {
-    const staging = new URL(req.url ?? '/', origin).pathname === HOST_STAGE_PATH
-    ;(staging ? stageRequest(req, res) : serveFile(req, res)).catch(() => {
+    answerRequest(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end()
       else res.destroy()
     })
@@ -165,8 +186,9 @@ export async function startHost(options: HostOptions): Promise<Host> {
     socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`)
   }
 
-  server.on('upgrade', (req, socket, head) => {
-    const pathname = new URL(req.url ?? '/', origin).pathname
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const pathname = requestPath(req)
+    if (pathname === undefined) return refuse(socket, 400, 'Bad Request')
     if (pathname !== HOST_BRIDGE_PATH) return refuse(socket, 404, 'Not Found')
     // A page of another origin (any web site the user visits) is refused by its Origin header.
     if (req.headers.origin !== origin) return refuse(socket, 403, 'Forbidden')
@@ -174,6 +196,16 @@ export async function startHost(options: HostOptions): Promise<Host> {
     if (!offered || !sameSecret(offered.slice(HOST_SECRET_PROTOCOL_PREFIX.length), secret)) return refuse(socket, 403, 'Forbidden')
     if (!offeredProtocols(req).includes(HOST_BRIDGE_PROTOCOL)) return refuse(socket, 400, 'Bad Request')
     sockets.handleUpgrade(req, socket, head, (ws) => sockets.emit('connection', ws, req))
+  }
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // A peer that resets the connection while it is refused must not leave an unheard 'error'.
+    socket.on('error', () => socket.destroy())
+    try {
+      upgrade(req, socket, head)
+    } catch {
+      refuse(socket, 400, 'Bad Request')
+    }
   })
 
   const send = (ws: WebSocket, message: HostMessage) => {
@@ -221,26 +253,28 @@ export async function startHost(options: HostOptions): Promise<Host> {
   }
 
   sockets.on('connection', (ws: WebSocket) => {
+    // A frame the socket cannot take (too large, malformed) closes it; unheard, the 'error' would end the host.
+    ws.on('error', () => ws.terminate())
     ws.on('message', (raw, isBinary) => {
       void (async () => {
         let message: HostClientMessage
         try {
           if (isBinary) throw new Error('binary')
           message = JSON.parse(String(raw)) as HostClientMessage
+          // The page sends only invokes, each with its number: anything else is no page of ours.
+          if (message?.type !== 'invoke' || !Number.isSafeInteger(message.id)) throw new Error('not an invoke')
         } catch {
-          ws.close(1003, 'Outpost host: messages are JSON')
+          ws.close(1003, 'Outpost host: messages are JSON invokes')
           return
         }
-        if (message.type === 'invoke') {
-          const at = performance.now()
-          const result = side
-            ? await dispatch(side.table, message.channel, message.request)
-            : ({ ok: false, error: { source: 'ipc', kind: 'internal', message: 'The host is still starting.' } } as const)
-          const answered = performance.now()
-          send(ws, { type: 'result', id: message.id, result })
-          options.onCall?.({ channel: message.channel, request: message.request, at, answerMs: answered - at, sendMs: performance.now() - answered })
-        }
-      })()
+        const at = performance.now()
+        const result = side
+          ? await dispatch(side.table, message.channel, message.request)
+          : ({ ok: false, error: { source: 'ipc', kind: 'internal', message: 'The host is still starting.' } } as const)
+        const answered = performance.now()
+        send(ws, { type: 'result', id: message.id, result })
+        options.onCall?.({ channel: message.channel, request: message.request, at, answerMs: answered - at, sendMs: performance.now() - answered })
+      })().catch(() => ws.close(1011, 'Outpost host: the message could not be answered'))
     })
   })
 
