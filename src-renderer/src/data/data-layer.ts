@@ -64,6 +64,9 @@ export interface SyncStatus {
   error: { message: string; kind: string; status?: number; kinds?: SyncKind[] } | null
 }
 
+/** A pass waiting out a backoff is woken by the user's new changes at most this often (ms). */
+const WAKE_GAP_MS = 1000
+
 /** How often a sync's progress is written to the status, at most (a status bar needs no more). */
 const PROGRESS_EVERY_MS = 250
 
@@ -331,13 +334,19 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
   }
 
   // A change queued: replayed shortly (a burst goes as one pass), or after the pass under way. A pass waiting out a
-  // backoff is not woken: the service is failing, and the pass takes the change when it tries again.
+  // backoff (the service failed a moment ago) is woken to try the new change at once, at most once a WAKE_GAP_MS: the
+  // service may be back, and the user's changes must not wait out a minute's backoff; nor hammer one still failing.
   const replayDelayMs = options.replayDelayMs ?? 250
   let soon: ReturnType<typeof setTimeout> | undefined
+  let wokenAt = -Infinity
   const queued = (): void => {
     if (!options.replay || stopped || options.online?.() === false) return
     if (replaying) {
       again = true
+      if (clock() - wokenAt >= WAKE_GAP_MS) {
+        wokenAt = clock()
+        options.replay.wake?.()
+      }
       return
     }
     soon ??= setTimeout(() => {

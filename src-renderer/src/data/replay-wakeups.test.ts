@@ -15,7 +15,8 @@ import { startDataLayer } from './data-layer.ts'
 import { OutpostDb } from './db.ts'
 import { createProcessLock } from './lock.ts'
 import { outboxStatus, replay } from './outbox/index.ts'
-import type { Transport } from './transport.ts'
+import { TransportError, type Transport } from './transport.ts'
+import { replayFor } from '../app/replay.ts'
 import type { CachedEpic } from './types.ts'
 
 let kit: Kit
@@ -209,6 +210,41 @@ describe('a change made online leaves at once', () => {
     engine.queued()
     await elapse(1000)
     expect(service.sent).toContain('epicComments.create')
+    await engine.stop()
+    db.close()
+  })
+
+  it('a change made while a pass waits out a long backoff (the service failed a moment ago) is tried at once', async () => {
+    const db = await freshCache()
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
+    const service = instantService()
+    // The first comment meets a 503; the service is fine again after that.
+    let failed = false
+    const flaky: Transport = {
+      ...service,
+      call: (op, request) => {
+        if (op === 'epicComments.create' && !failed) {
+          failed = true
+          return Promise.reject(new TransportError({ kind: 'http', status: 503, message: 'Service unavailable' }))
+        }
+        return service.call(op, request)
+      },
+    }
+    const lock = createProcessLock()
+    const closing = new AbortController()
+    // A wait between attempts far longer than the test: only a wake ends it.
+    const engine = startDataLayer({ db, transport: flaky, lock, replay: replayFor(db, flaky, closing.signal, { baseMs: 600_000, maxMs: 600_000 }), sync: { fileBudgetBytes: 0 } })
+    const actions = outboxActions({ db, transport: flaky, onQueued: () => engine.queued() })
+    await actions.createComment(epic.id, 'Met a 503')
+    await elapse(1000)
+    expect(failed).toBe(true)
+
+    const before = service.sent.length
+    await actions.createComment(epic.id, 'Written after the service came back')
+    await elapse(1000)
+    expect(service.sent.slice(before)).toContain('epicComments.create')
+    // The first is still waiting out its backoff: closing ends the wait.
+    closing.abort()
     await engine.stop()
     db.close()
   })
