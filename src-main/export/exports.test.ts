@@ -141,6 +141,43 @@ describe('Exports', () => {
     expect(await exports.copyFile(other.exportId, 7, 'chart.png')).toMatchObject({ included: false })
   })
 
+  it.each([
+    ['a/b/c', '20-a_b_c'],
+    ['x/', '20-x_'],
+    ['a/./b', '20-a_._b'],
+    ['../../outside.txt', '20-.._.._outside.txt'],
+    ['..', '20-_'],
+    ['a\\b.txt', '20-a_b.txt'],
+    ['report.pdf.', '20-report.pdf_'],
+  ])('copies a file named %j as one file under files/ (%s), never along the path its name spells', async (name, written) => {
+    const { root, parent, exports, cached } = setup()
+    cached(20, 'content', 'bytes')
+    const { exportId, folder } = await exports.begin(parent, WORKSPACE)
+    expect(await exports.copyFile(exportId, 20, name)).toEqual({ included: true, path: `files/${written}`, bytes: 5 })
+    expect(readdirSync(join(folder, 'files'))).toEqual([written])
+    expect(readFileSync(join(folder, 'files', written), 'utf8')).toBe('bytes')
+    expect(readdirSync(folder)).toEqual(['files'])
+    expect(readdirSync(root).sort()).toEqual(['files', 'picked'])
+    const { manifest } = await exports.finish(exportId, {})
+    expect(manifest.files).toEqual({ included: [{ id: 20, name, path: `files/${written}`, bytes: 5 }], notIncluded: [] })
+  })
+
+  it('lists a file it cannot write as not included, with why, and goes on with the next', async () => {
+    const { parent, exports, cached } = setup()
+    cached(21, 'a', 'first')
+    cached(22, 'b', 'second')
+    const { exportId, folder } = await exports.begin(parent, WORKSPACE)
+    // Something is in the way of the first file's name (what a second Outpost writing there could leave).
+    mkdirSync(join(folder, 'files'))
+    writeFileSync(join(folder, 'files', '21-a_b'), 'not ours')
+    expect(await exports.copyFile(exportId, 21, 'a/b')).toEqual({ included: false, reason: 'files/21-a_b is there already: an export never writes over a file.' })
+    expect(await exports.copyFile(exportId, 22, 'c/d')).toEqual({ included: true, path: 'files/22-c_d', bytes: 6 })
+    expect(readFileSync(join(folder, 'files', '21-a_b'), 'utf8')).toBe('not ours')
+    const { manifest } = await exports.finish(exportId, {})
+    expect(manifest.files.notIncluded).toEqual([{ id: 21, name: 'a/b', reason: expect.stringContaining('there already') }])
+    expect(manifest.files.included.map((f) => f.path)).toEqual(['files/22-c_d'])
+  })
+
   it('writes the manifest last and closes the export', async () => {
     const { parent, exports, cached } = setup()
     cached(7, 'chart.png', 'png!')

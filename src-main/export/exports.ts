@@ -76,11 +76,18 @@ function stamp(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
 }
 
-/** `doing`: what failed, as in “Outpost could not write epics.json”. */
-function writeFailure(error: unknown, doing: string): never {
+/**
+ * A cached file's place in the export, `<id>-<name>`, as one safe name: a service's file name may hold
+ * separators and dot parts (`a/b/c`, `x/`, `a/./b`), which are flattened into it, never followed.
+ */
+export function exportFileName(fileId: number, name: string): string {
+  return safeFileName(`${fileId}-${name.replace(/[/\\]/g, '_')}`)
+}
+
+/** What the disk said, in words. */
+function whyWriteFailed(error: unknown): string {
   const code = (error as { code?: string }).code
-  const why =
-    code === 'EACCES' || code === 'EPERM'
+  return code === 'EACCES' || code === 'EPERM'
       ? 'no permission to write there'
       : code === 'ENOSPC'
         ? 'the disk is full'
@@ -91,8 +98,15 @@ function writeFailure(error: unknown, doing: string): never {
             : error instanceof Error
               ? error.message
               : String(error)
-  throw new ExportWriteFailed(`Outpost could not ${doing}: ${why}.`)
 }
+
+/** `doing`: what failed, as in “Outpost could not write epics.json”. */
+function writeFailure(error: unknown, doing: string): never {
+  throw new ExportWriteFailed(`Outpost could not ${doing}: ${whyWriteFailed(error)}.`)
+}
+
+/** Failures no later part would escape (the disk is full or read-only): the export stops. A folder gone stops it at the next part. */
+const WHOLE_EXPORT_FAILURES = new Set(['ENOSPC', 'EDQUOT', 'EROFS'])
 
 export class Exports {
   private readonly open = new Map<string, OpenExport>()
@@ -178,26 +192,37 @@ export class Exports {
     return { path: relative, bytes }
   }
 
-  /** Copies a file's content from the file cache to `files/<id>-<name>`; one that is not cached is listed as not included. */
+  /**
+   * Copies a file's content from the file cache to `files/<id>-<name>`. One that is not cached, or cannot be
+   * written (its name taken, refused by the disk), is listed as not included with why, and the export goes on:
+   * one colleague's file never stops everyone's export. Only what would stop every later part stops it.
+   */
   async copyFile(exportId: string, fileId: number, name: string): Promise<ExportCopied> {
     const e = this.get(exportId)
     if (e.copied.has(fileId)) throw new ExportRefused(`File ${fileId} is in this export already.`)
     e.copied.add(fileId)
-    const source = await findCached(this.options.cacheDir, e.workspace.accountId, fileId)
-    if (!source || !(await isReallyInside(this.options.cacheDir, source))) {
-      const reason = 'Its content was never downloaded to this computer (open the file in Outpost while online to keep it).'
+    const notIncluded = (reason: string): ExportCopied => {
       e.files.notIncluded.push({ id: fileId, name, reason })
       return { included: false, reason }
     }
-    const parts = exportPath(`files/${fileId}-${name}`)
+    const source = await findCached(this.options.cacheDir, e.workspace.accountId, fileId)
+    if (!source || !(await isReallyInside(this.options.cacheDir, source))) {
+      return notIncluded('Its content was never downloaded to this computer (open the file in Outpost while online to keep it).')
+    }
+    const parts = ['files', exportFileName(fileId, name)]
     const relative = parts.join('/')
-    if (e.written.has(relative.toLowerCase())) throw new ExportRefused(`“${relative}” was written already in this export.`)
-    const target = await this.target(e, parts)
+    if (e.written.has(relative.toLowerCase())) return notIncluded(`${relative} was written already in this export.`)
+    let target: string
     try {
+      target = await this.target(e, parts)
       await copyFile(source, target, constants.COPYFILE_EXCL)
     } catch (error) {
-      if ((error as { code?: string }).code === 'EEXIST') throw new ExportRefused(`“${relative}” is there already: an export never writes over a file.`)
-      writeFailure(error, `write ${relative}`)
+      if (error instanceof ExportRefused) return notIncluded(error.message)
+      if (error instanceof ExportWriteFailed) throw error
+      const code = (error as { code?: string }).code
+      if (code === 'EEXIST') return notIncluded(`${relative} is there already: an export never writes over a file.`)
+      if (code !== undefined && WHOLE_EXPORT_FAILURES.has(code)) writeFailure(error, `write ${relative}`)
+      return notIncluded(`Outpost could not write ${relative}: ${whyWriteFailed(error)}.`)
     }
     const bytes = (await stat(target)).size
     e.written.set(relative.toLowerCase(), { path: relative, bytes })

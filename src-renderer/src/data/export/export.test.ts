@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openMainSide, type MainSide } from '../../../../src-main/main-side.ts'
 import { dispatch } from '../../../../src-main/ipc/dispatch.ts'
 import { MemorySecretStore } from '../../../../src-web/memory-secrets.ts'
-import type { RequestChannel } from '../../../../src-shared/ipc.ts'
+import type { IpcError, RequestChannel } from '../../../../src-shared/ipc.ts'
 import { actionsFor, fillCache, fillComments, offline, startKit, type Kit } from '../../../../testing/outbox-kit.ts'
 import { BridgeError, type Bridge } from '../../lib/bridge.ts'
 import type { CachedDoc, CachedEpic } from '../types.ts'
@@ -43,14 +43,14 @@ afterAll(() => {
 })
 
 /** The page's bridge, answered by the main side's handler table; `fail` makes one channel fail on its nth call. */
-function bridgeTo(table: MainSide['table'], fail?: { channel: RequestChannel; at: number }): Pick<Bridge, 'call'> & { calls: string[] } {
+function bridgeTo(table: MainSide['table'], fail?: { channel: RequestChannel; at: number; error?: IpcError }): Pick<Bridge, 'call'> & { calls: string[] } {
   const calls: string[] = []
   return {
     calls,
     call: (async (channel: RequestChannel, request?: unknown) => {
       calls.push(channel)
       if (fail && channel === fail.channel && calls.filter((c) => c === channel).length === fail.at) {
-        throw new BridgeError({ source: 'ipc', kind: 'cannot-write', message: 'Outpost could not write: the disk is full.' })
+        throw new BridgeError(fail.error ?? { source: 'ipc', kind: 'cannot-write', message: 'Outpost could not write: the disk is full.' })
       }
       const result = await dispatch(table, channel, request)
       if (!result.ok) throw new BridgeError(result.error)
@@ -104,6 +104,37 @@ describe('exportWorkspace', () => {
     expect(files).toContain(`${epic.id}-Renamed offline.md`)
     expect(files).toContain(`${String(local).replace(':', '_')}-Made offline.md`)
     expect(done!.manifest.notes.join(' ')).toMatch(/2 changes made in Outpost had not reached the service yet/)
+  })
+
+  it('goes on past files whose names spell paths, each written as one file under files/', async () => {
+    // Members name files as they like: the service keeps `a/b/c` as a name.
+    const names = ['a/b/c', 'x/', 'a/./b']
+    const ids = (await kit.db.files.toArray()).slice(0, names.length).map((f) => Number(f.id))
+    for (const [i, id] of ids.entries()) await kit.transport.call('files.update', { params: { id }, body: { name: names[i] } })
+    await fillCache(kit.db, kit.transport)
+    for (const id of ids) expect((await dispatch(side.table, 'outpost:files.download', { downloadId: `d${id}`, fileId: id })).ok).toBe(true)
+
+    const done = await exportWorkspace({ db: kit.db, bridge: bridgeTo(side.table) })
+    const included = done!.manifest.files.included
+    expect(included.filter((f) => ids.includes(f.id)).map((f) => [f.name, f.path])).toEqual(
+      expect.arrayContaining([
+        ['a/b/c', `files/${ids[0]}-a_b_c`],
+        ['x/', `files/${ids[1]}-x_`],
+        ['a/./b', `files/${ids[2]}-a_._b`],
+      ]),
+    )
+    expect(readdirSync(join(done!.folder, 'files')).sort()).toEqual([`${ids[0]}-a_b_c`, `${ids[1]}-x_`, `${ids[2]}-a_._b`].sort())
+    expect(done!.manifest.counts).toMatchObject({ files: await kit.db.files.count(), filesIncluded: 3 })
+  })
+
+  it('leaves out a file the main side refuses, says why in the manifest, and goes on with the rest', async () => {
+    const ids = (await kit.db.files.toArray()).slice(0, 2).map((f) => Number(f.id))
+    for (const id of ids) expect((await dispatch(side.table, 'outpost:files.download', { downloadId: `d${id}`, fileId: id })).ok).toBe(true)
+    const bridge = bridgeTo(side.table, { channel: 'outpost:export.copy-file', at: 1, error: { source: 'ipc', kind: 'invalid-request', message: 'Refused for the test.' } })
+    const done = await exportWorkspace({ db: kit.db, bridge })
+    expect(bridge.calls.filter((c) => c === 'outpost:export.copy-file')).toHaveLength(await kit.db.files.count())
+    expect(done!.manifest.notes).toEqual([expect.stringMatching(/^1 file could not be written, not included: “.+” \(Refused for the test\.\)$/)])
+    expect(done!.manifest.counts.filesIncluded).toBe(1)
   })
 
   it('answers null when the user cancelled the folder dialog, and writes nothing', async () => {

@@ -6,7 +6,7 @@
 // the counts. Each part crosses the bridge on its own (a long list in parts
 // of about a megabyte), so the progress moves and no message is huge.
 import type { ExportFinished } from '../../../../src-shared/ipc.ts'
-import type { Bridge } from '../../lib/bridge.ts'
+import { BridgeError, type Bridge } from '../../lib/bridge.ts'
 import type { OutpostDb } from '../db.ts'
 import { outboxStatus } from '../outbox/index.ts'
 import { isLocalId } from '../outbox/kinds.ts'
@@ -177,11 +177,20 @@ export async function exportWorkspace(options: ExportOptions): Promise<ExportFin
 
     let filesIncluded = 0
     const waiting: string[] = []
+    const refused: string[] = []
     for (const file of cache.files) {
       progress('Files')
       // A file still waiting to upload has no id on the service and nothing in the file cache yet.
       if (isLocalId(file.id)) waiting.push(file.name)
-      else if ((await bridge.call('outpost:export.copy-file', { exportId, fileId: Number(file.id), name: file.name })).included) filesIncluded++
+      else {
+        try {
+          if ((await bridge.call('outpost:export.copy-file', { exportId, fileId: Number(file.id), name: file.name })).included) filesIncluded++
+        } catch (error) {
+          // One file the main side refuses is left out and said so; the others still go (a full disk stops the export).
+          if (!(error instanceof BridgeError && error.error.source === 'ipc' && error.error.kind === 'invalid-request')) throw error
+          refused.push(`“${file.name}” (${error.message})`)
+        }
+      }
       done++
     }
 
@@ -195,6 +204,7 @@ export async function exportWorkspace(options: ExportOptions): Promise<ExportFin
       slimComments > 0 ? `${slimComments} comment${slimComments === 1 ? '' : 's'}: the text only (author, thread and time come when the epic is opened in Outpost while online).` : '',
       slimHealth > 0 ? `${slimHealth} health update${slimHealth === 1 ? '' : 's'}: the status and time only (the text and author come when the epic is opened in Outpost while online).` : '',
       waiting.length > 0 ? `${waiting.length} file${waiting.length === 1 ? '' : 's'} still waiting to upload, not included: ${waiting.join(', ')}.` : '',
+      refused.length > 0 ? `${refused.length} file${refused.length === 1 ? '' : 's'} could not be written, not included: ${refused.join(', ')}` : '',
     ].filter(Boolean)
     const counts = {
       epics: cache.epics.length,
