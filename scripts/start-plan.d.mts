@@ -3,4 +3,3 @@ export type Plan = { kind: 'electron'; path: string } | { kind: 'browser'; why: 
 export function electronBinary(): string | undefined
 export function installElectron(options?: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<string | undefined>
 export function plan(options?: { binary?: () => string | undefined; install?: () => Promise<string | undefined>; say?: (line: string) => void }): Promise<Plan>
-export function openerFor(platform?: NodeJS.Platform, env?: NodeJS.ProcessEnv): { command: string; args: string[] }

@@ -64,11 +64,3 @@ export async function plan({ binary = electronBinary, install = installElectron,
   if (fetched) return { kind: 'electron', path: fetched }
   return { kind: 'browser', why: failed ?? 'the installer ran but left no binary' }
 }
-
-/** The command that opens a URL in the default browser: $BROWSER when set (as xdg-open honours), else the OS's own. */
-export function openerFor(platform = process.platform, env = process.env) {
-  if (env.BROWSER) return { command: env.BROWSER, args: [] }
-  if (platform === 'darwin') return { command: 'open', args: [] }
-  if (platform === 'win32') return { command: 'cmd', args: ['/c', 'start', '""'] }
-  return { command: 'xdg-open', args: [] }
-}

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
-import { openerFor, plan } from './start-plan.mjs'
+import { plan } from './start-plan.mjs'
 
 const { values: options } = parseArgs({ options: { 'no-build': { type: 'boolean' }, 'data-dir': { type: 'string' } } })
 
@@ -25,26 +25,17 @@ const how = await plan()
 if (how.kind === 'browser') await inBrowser(how.why)
 else await inElectron(how.path)
 
-/** The browser host (as `npm run web`), its address opened in the default browser. */
+/**
+ * The browser host (as `npm run web`), which opens its page in the default browser itself (--open): through a
+ * one-time address, as the browser's command line is readable by every local user (src-web/open-browser.ts).
+ */
 async function inBrowser(why) {
   console.log(`Outpost opens in your browser instead: the Electron binary could not be fetched (${why}).`)
-  const web = spawn(process.execPath, ['--import', 'tsx', 'src-web/cli.ts', '--data-dir', join(dataDir, 'web')], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const web = spawn(process.execPath, ['--import', 'tsx', 'src-web/cli.ts', '--data-dir', join(dataDir, 'web'), '--open'], { stdio: ['ignore', 'inherit', 'inherit'] })
   const stop = () => web.kill('SIGTERM')
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
   web.on('exit', (code) => process.exit(code ?? 0))
-  for await (const line of createInterface({ input: web.stdout })) {
-    console.log(line)
-    const url = /^\s*(http:\/\/127\.0\.0\.1:\d+\/#\S+)\s*$/.exec(line)?.[1]
-    if (url) openInBrowser(url)
-  }
-}
-
-function openInBrowser(url) {
-  const { command, args } = openerFor()
-  const opener = spawn(command, [...args, url], { stdio: 'ignore', detached: true })
-  opener.on('error', () => console.log(`No browser could be opened (${command}): open the address above yourself.`))
-  opener.unref()
 }
 
 async function inElectron(electron) {

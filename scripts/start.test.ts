@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openerFor, plan } from './start-plan.mjs'
+import { plan } from './start-plan.mjs'
 
 const root = join(import.meta.dirname, '..')
 const base = mkdtempSync(join(tmpdir(), 'outpost-start-'))
@@ -70,19 +70,14 @@ describe('what npm start runs', () => {
     expect(await plan({ binary: () => undefined, install: async () => undefined, say })).toEqual({ kind: 'browser', why: 'the installer ran but left no binary' })
   })
 
-  it('opens a URL with $BROWSER when set, else the OS’s opener', () => {
-    expect(openerFor('linux', { BROWSER: '/usr/bin/firefox' })).toEqual({ command: '/usr/bin/firefox', args: [] })
-    expect(openerFor('linux', {})).toEqual({ command: 'xdg-open', args: [] })
-    expect(openerFor('darwin', {})).toEqual({ command: 'open', args: [] })
-    expect(openerFor('win32', {})).toEqual({ command: 'cmd', args: ['/c', 'start', '""'] })
-  })
 })
 
 describe('npm start', () => {
   it('with no binary and no network, opens the app in the browser and says so in one line', async () => {
     const dir = join(base, 'browser')
     const opened = join(base, 'opened.txt')
-    const browser = script(join(base, 'browser.sh'), `echo "$1" > '${opened}'`)
+    // The stand-in browser writes down its whole command line: what any local user could read with ps.
+    const browser = script(join(base, 'browser.sh'), `echo "$@" > '${opened}'`)
     const { out, exited, child } = start(dir, {
       // No binary: an empty place for it. No network: Electron's download points at a port nothing listens on.
       ELECTRON_OVERRIDE_DIST_PATH: join(base, 'no-electron'),
@@ -91,10 +86,20 @@ describe('npm start', () => {
       BROWSER: browser,
     })
     const url = await waitFor('the browser to be opened', () => (existsSync(opened) ? readFileSync(opened, 'utf8').trim() || undefined : undefined))
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#outpost-secret=[0-9a-f]{48}$/)
+    // A one-time address, never the launch secret (which the host prints to this terminal only).
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#outpost-code=[0-9a-f]{48}$/)
+    const secret = await waitFor('the address with the key', () => /#outpost-secret=([0-9a-f]{48})/.exec(out.text)?.[1])
+    expect(url).not.toContain(secret)
     const page = await fetch(url.split('#')[0])
     expect(page.status).toBe(200)
     expect(await page.text()).toContain('<title>')
+    // What the page does with it: trades the code for the secret, once.
+    const origin = new URL(url).origin
+    const trade = () => fetch(`${origin}/key`, { method: 'POST', headers: { origin }, body: url.split('#outpost-code=')[1] })
+    const traded = await trade()
+    expect(traded.status).toBe(200)
+    expect(await traded.json()).toEqual({ secret })
+    expect((await trade()).status).toBe(403)
     const lines = out.text.split('\n').filter((l) => l.startsWith('Outpost opens in your browser'))
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatch(/^Outpost opens in your browser instead: the Electron binary could not be fetched \(.+\)\.$/)

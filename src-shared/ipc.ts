@@ -335,7 +335,8 @@ export interface ProblemReport {
 export interface JournalRecord {
   kind: string
   entityId: string
-  op: 'create' | 'update' | 'delete'
+  /** A change; or 'void', the mark of a transaction that made the entries in `voids` pointless (outbox/journal.ts). */
+  op: 'create' | 'update' | 'delete' | 'void'
   payload: Record<string, unknown>
   base?: Record<string, unknown>
   params?: Record<string, string | number | null>
@@ -344,6 +345,8 @@ export interface JournalRecord {
   staged?: { path: string; name: string; size: number }
   /** Journaled again (fixed, resolved): the entry it replaces, whose place in the order it keeps. */
   order?: number
+  /** op 'void': the entries the transaction made pointless (replaced, discarded, cancelled). */
+  voids?: number[]
 }
 
 export interface JournalEntry {
@@ -639,6 +642,14 @@ export const HOST_BRIDGE_PROTOCOL = 'outpost-bridge'
 export const HOST_SECRET_PROTOCOL_PREFIX = 'outpost-secret.'
 /** The page gets the secret in its URL fragment (never sent to a server): `#outpost-secret=<hex>`. */
 export const HOST_SECRET_FRAGMENT = 'outpost-secret'
+/**
+ * Or, where the address goes through another program's command line (`npm start` opening the browser),
+ * a one-time code in its place, `#outpost-code=<hex>`: the page POSTs it (the body, as text) to
+ * HOST_KEY_PATH and gets `{ secret }` back, once, within HOST_CODE_LIFETIME_MS of the code's making.
+ */
+export const HOST_CODE_FRAGMENT = 'outpost-code'
+export const HOST_KEY_PATH = '/key'
+export const HOST_CODE_LIFETIME_MS = 60_000
 
 export type HostClientMessage = { type: 'invoke'; id: number; channel: string; request: unknown }
 

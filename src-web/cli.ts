@@ -1,14 +1,17 @@
-// npm run web -- [--port N] [--data-dir DIR] [--no-demo] [--memory-secrets]
+// npm run web -- [--port N] [--data-dir DIR] [--no-demo] [--memory-secrets] [--open]
 // Runs Outpost in a browser: builds nothing (the npm script builds first),
-// serves out/renderer on 127.0.0.1 and prints the address to open.
+// serves out/renderer on 127.0.0.1 and prints the address to open; --open
+// (what `npm start` asks for) also opens it in the default browser, through a
+// one-time address (open-browser.ts).
 import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { SecretStore } from '../src-main/secrets/secret-store.ts'
 import { MemorySecretStore } from './memory-secrets.ts'
+import { openInBrowser } from './open-browser.ts'
 import { hostSecretStore, startWebApp } from './web-app.ts'
 
-const USAGE = 'Usage: npm run web -- [--port N] [--data-dir DIR] [--no-demo] [--memory-secrets]'
+const USAGE = 'Usage: npm run web -- [--port N] [--data-dir DIR] [--no-demo] [--memory-secrets] [--open]'
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -17,6 +20,7 @@ async function main(): Promise<void> {
       'data-dir': { type: 'string' },
       'no-demo': { type: 'boolean' },
       'memory-secrets': { type: 'boolean' },
+      open: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   })
@@ -49,6 +53,7 @@ async function main(): Promise<void> {
   const app = await startWebApp({ rendererDir, dataDir, port, secrets, demo: !values['no-demo'] })
   if (app.service) console.log(`Local service with the demo workspace at ${app.service.baseUrl}`)
   console.log(`Outpost is running in your browser at:\n  ${app.host.url}\n(the part after # is this run's key: keep it to yourself)`)
+  if (values.open) openInBrowser(app.host, (line) => console.log(line))
   const stop = () => {
     void app.close().then(() => process.exit(0))
   }

@@ -6,7 +6,10 @@
 // Who may connect: a page of this host's own origin (the Origin header; a web
 // page elsewhere cannot fake it) that knows this launch's secret (a local
 // program can fake an Origin, but cannot know the secret). The secret reaches
-// the page in the URL fragment, which the browser never sends to a server.
+// the page in the URL fragment, which the browser never sends to a server;
+// where the address passes through a command line (which other local users
+// can read), the fragment holds a one-time code instead, which the page
+// exchanges for the secret once.
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
@@ -17,7 +20,10 @@ import {
   HOST_BRIDGE_PATH,
   HOST_BRIDGE_PROTOCOL,
   HOST_BYTES_KEY,
+  HOST_CODE_FRAGMENT,
+  HOST_CODE_LIFETIME_MS,
   HOST_FILE_NAME_HEADER,
+  HOST_KEY_PATH,
   HOST_PART_ITEMS,
   HOST_SECRET_FRAGMENT,
   HOST_SECRET_HEADER,
@@ -47,6 +53,8 @@ export interface HostOptions {
   partItems?: number
   /** Told of each call a page made once its answer is sent (bench/profile-bootstrap.ts prints them). */
   onCall?: (call: HostCall) => void
+  /** The clock of one-time codes (tests move it). */
+  now?: () => number
 }
 
 /** A page's call as the host served it; times are `performance.now()` of the host's process. */
@@ -64,6 +72,12 @@ export interface HostCall {
 export interface Host {
   /** The page to open, secret included (in the fragment). */
   url: string
+  /**
+   * The page to open with a new one-time code in place of the secret: for handing to another program
+   * (a browser started by `npm start`), whose command line other local users can read. The code is
+   * exchanged for the secret once, within HOST_CODE_LIFETIME_MS.
+   */
+  oneTimeUrl(): string
   origin: string
   port: number
   secret: string
@@ -117,8 +131,36 @@ function offeredProtocols(req: IncomingMessage): string[] {
     .filter(Boolean)
 }
 
+/** Codes not yet used: a page that was never opened leaves one behind, so only the newest few are kept. */
+const MAX_PENDING_CODES = 8
+
+/** One-time codes for the secret: each good once, for HOST_CODE_LIFETIME_MS. */
+export class OneTimeCodes {
+  private pending: { code: string; until: number }[] = []
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** A new code of 192 random bits. */
+  make(): string {
+    const code = randomBytes(24).toString('hex')
+    this.pending = [...this.pending.filter((p) => p.until > this.now()), { code, until: this.now() + HOST_CODE_LIFETIME_MS }].slice(-MAX_PENDING_CODES)
+    return code
+  }
+
+  /** Whether `offered` is a code made here, unused and not expired; a code taken is void from then on. */
+  take(offered: string): boolean {
+    const now = this.now()
+    // Every pending code is compared in constant time (none is skipped on a match), so the timing tells nothing.
+    let found: { code: string; until: number } | undefined
+    for (const p of this.pending) if (sameSecret(offered, p.code)) found = p
+    this.pending = this.pending.filter((p) => p !== found && p.until > now)
+    return found !== undefined && found.until > now
+  }
+}
+
 export async function startHost(options: HostOptions): Promise<Host> {
   const secret = randomBytes(24).toString('hex')
+  const codes = new OneTimeCodes(options.now)
   const maxFileBytes = options.maxFileBytes ?? UPLOAD_LIMIT_BYTES
   let side: HostedSide | undefined
   let origin = ''
@@ -165,6 +207,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
     const pathname = requestPath(req)
     if (pathname === undefined) res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' }).end('Bad request')
     else if (pathname === HOST_STAGE_PATH) await stageRequest(req, res)
+    else if (pathname === HOST_KEY_PATH) await keyRequest(req, res)
     else await serveFile(req, res, pathname)
   }
 
@@ -252,6 +295,23 @@ export async function startHost(options: HostOptions): Promise<Host> {
     }
   }
 
+  // A page opened with a one-time code trades it here for the secret: a POST from this host's own origin (a
+  // browser says its origin on every POST; a page of another site cannot fake it), the code as the body.
+  const keyRequest = async (req: IncomingMessage, res: ServerResponse) => {
+    const answer = (status: number, body: { secret: string } | { error: string }) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...(status >= 400 ? { connection: 'close' } : {}) }).end(JSON.stringify(body))
+    }
+    if (req.method !== 'POST') return answer(405, { error: 'A code is exchanged with a POST.' })
+    if (req.headers.origin !== origin) return answer(403, { error: 'Forbidden' })
+    let body = ''
+    for await (const chunk of req) {
+      body += String(chunk)
+      if (body.length > 256) return answer(400, { error: 'That is not a code of this host.' })
+    }
+    if (!codes.take(body.trim())) return answer(403, { error: 'This address was good for one use within a minute: it was used already, or it expired. Start Outpost again.' })
+    answer(200, { secret })
+  }
+
   sockets.on('connection', (ws: WebSocket) => {
     // A frame the socket cannot take (too large, malformed) closes it; unheard, the 'error' would end the host.
     ws.on('error', () => ws.terminate())
@@ -289,6 +349,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
 
   return {
     url: `${origin}/#${HOST_SECRET_FRAGMENT}=${secret}`,
+    oneTimeUrl: () => `${origin}/#${HOST_CODE_FRAGMENT}=${codes.make()}`,
     origin,
     port,
     secret,

@@ -4,9 +4,12 @@
 // index.html meanwhile), which replaces it.
 import { paintLastScreen } from './first-paint/screen-copy.ts'
 import { afterNextFrame } from './lib/frames.ts'
+import { takeOneTimeCode } from './lib/host-key.ts'
 
 const target = document.getElementById('app')
 if (!target) throw new Error('Outpost: #app is missing from index.html')
+// A browser host's one-time address (`npm start` without Electron): traded for the key before anything asks for it.
+await takeOneTimeCode(window.location, window.history, window.sessionStorage)
 const lastScreen = paintLastScreen(target)
 if (lastScreen) await afterNextFrame()
 const { start } = await import('./start.ts')

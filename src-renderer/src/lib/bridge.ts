@@ -9,7 +9,6 @@ import {
   HOST_BRIDGE_PROTOCOL,
   HOST_BYTES_KEY,
   HOST_FILE_NAME_HEADER,
-  HOST_SECRET_FRAGMENT,
   HOST_SECRET_HEADER,
   HOST_SECRET_PROTOCOL_PREFIX,
   HOST_STAGE_PATH,
@@ -27,6 +26,7 @@ import {
   type RequestOf,
   type ResponseOf,
 } from '../../../src-shared/ipc.ts'
+import { hostSecretFromPage, oneTimeCodeRefused } from './host-key.ts'
 
 export class BridgeError extends Error {
   override readonly name = 'BridgeError'
@@ -212,25 +212,6 @@ export function hostBridge(options: HostBridgeOptions): Bridge & { close(): void
   }
 }
 
-const SECRET_STORAGE_KEY = 'outpost-host-secret'
-
-/**
- * The launch secret of the browser host: from the URL fragment on the first
- * load (then taken out of the address bar and kept for reloads of this tab).
- */
-export function hostSecretFromPage(location: Location, history: History, storage: Storage): string | undefined {
-  const fragment = new URLSearchParams(location.hash.replace(/^#/, ''))
-  const secret = fragment.get(HOST_SECRET_FRAGMENT)
-  if (secret) {
-    storage.setItem(SECRET_STORAGE_KEY, secret)
-    fragment.delete(HOST_SECRET_FRAGMENT)
-    const rest = fragment.toString()
-    history.replaceState(history.state, '', `${location.pathname}${location.search}${rest ? `#${rest}` : ''}`)
-    return secret
-  }
-  return storage.getItem(SECRET_STORAGE_KEY) ?? undefined
-}
-
 let current: Bridge | undefined
 
 /**
@@ -259,7 +240,9 @@ export function bridge(): Bridge {
     throw new BridgeError({
       source: 'ipc',
       kind: 'refused',
-      message: 'Outpost is not running in its desktop app, and this page was opened without the browser host’s key: open the address `npm run web` printed.',
+      message:
+        oneTimeCodeRefused() ??
+        'Outpost is not running in its desktop app, and this page was opened without the browser host’s key: open the address `npm run web` printed.',
     })
   }
   return (current = hostBridge({ ...address, WebSocket: window.WebSocket }))
