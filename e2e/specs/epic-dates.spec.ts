@@ -23,7 +23,7 @@ test.describe('in a British locale', () => {
     const page = await outpost.open()
     const epic = await openNewest(page, service)
     const props = page.getByRole('complementary', { name: 'Epic properties' })
-    await props.getByRole('button', { name: 'Deadline: not set' }).click()
+    await props.getByRole('button', { name: 'Deadline: Set a date' }).click()
     const input = props.getByLabel('Deadline', { exact: true })
     await expect(input).toBeFocused()
     await input.fill('2026-12-03')
@@ -40,7 +40,7 @@ test.describe('in a British locale', () => {
     await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue(epic.name)
 
     await props.getByRole('button', { name: 'Clear deadline' }).click()
-    await expect(props.getByRole('button', { name: 'Deadline: not set' })).toBeVisible()
+    await expect(props.getByRole('button', { name: 'Deadline: Set a date' })).toBeVisible()
     await expect.poll(() => serviceDeadline(service, epic.id), { timeout: 15_000 }).toBeNull()
   })
 })
@@ -52,7 +52,7 @@ test.describe('in an American locale', () => {
     const page = await outpost.open()
     const epic = await openNewest(page, service)
     const props = page.getByRole('complementary', { name: 'Epic properties' })
-    await props.getByRole('button', { name: 'Planned start: not set' }).click()
+    await props.getByRole('button', { name: 'Planned start: Set a date' }).click()
     await props.getByLabel('Planned start', { exact: true }).fill('2026-12-03')
     // Leaving the field saves it too.
     await page.getByRole('textbox', { name: 'Epic name' }).focus()
