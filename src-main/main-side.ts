@@ -3,13 +3,15 @@
 // demo launcher and the handler table.
 // The Electron entry (index.ts) and the browser host (src-web) both open it
 // and only add their own transport (ipcMain or a WebSocket) and OS hooks.
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { AppInfo } from '../src-shared/ipc.ts'
 import { Accounts } from './accounts/accounts.ts'
 import { signInToDemo, type DemoService } from './demo.ts'
 import type { DemoLauncher } from './demo-service.ts'
 import { Exports } from './export/exports.ts'
+import type { MarkFile } from './files/file-cache.ts'
 import type { OwnFolders } from './files/folders.ts'
+import { markFromInternet, systemWriters } from './files/internet-mark.ts'
 import { createGateway } from './gateway/gateway.ts'
 import type { GatewayOptions } from './gateway/gateway.ts'
 import type { SecretStore } from './secrets/secret-store.ts'
@@ -60,6 +62,12 @@ export interface MainSideOptions {
   showItemInFolder?: (path: string) => void
   /** Where the recent warnings and errors are kept (a new one by default). */
   log?: RecentLog
+  /**
+   * Marks a file from the service (a download, a file copied into an export) as come from the internet. By
+   * default this OS's mark (internet-mark.ts: Windows' Zone.Identifier, macOS's quarantine, nothing on
+   * Linux); one that cannot be written (a disk without streams, no xattr tool) is logged, and the file kept.
+   */
+  markFile?: MarkFile
 }
 
 export interface MainSide {
@@ -124,10 +132,20 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
   })
   connectivity.onChange((state) => log.info(`${state.online ? 'Online' : 'Offline'} (${state.reason})`))
   const journals = new Journals(options.dataDir)
+  const markFile: MarkFile =
+    options.markFile ??
+    (async (path, source) => {
+      try {
+        await markFromInternet(path, source, { platform: process.platform, writers: systemWriters })
+      } catch (error) {
+        log.warn(`Outpost could not mark ${basename(path)} as come from the internet: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    })
   const table = loggingFailures(log, createHandlers({
     journals,
     links,
-    exports: new Exports({ cacheDir: folders.cache }),
+    exports: new Exports({ cacheDir: folders.cache, markFile }),
+    markFile,
     pickExportFolder: options.pickExportFolder,
     accounts,
     secretStore: options.secrets,

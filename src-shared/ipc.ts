@@ -432,6 +432,9 @@ export type IpcError =
  */
 export type IpcFailureKind = 'invalid-request' | 'no-account' | 'refused' | 'unsupported' | 'cannot-open' | 'unreadable' | 'cannot-write' | 'disk-full' | 'internal'
 
+/** What files.open did: opened the file with its app, or showed it in its folder (`message` says why, to the person). */
+export type FileOpened = { opened: 'with-app' } | { opened: 'in-folder'; message: string }
+
 export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError }
 
 // ---------------------------------------------------------------------------
@@ -450,8 +453,11 @@ export interface RequestChannels {
   /** The service's list of uploaded files. */
   'outpost:files.upload': { request: UploadRequest; response: unknown }
   'outpost:files.download': { request: DownloadRequest; response: DownloadResponse }
-  /** Opens a file's cached content with the OS's app for it (Electron only: `unsupported` in the browser host). */
-  'outpost:files.open': { request: CachedFileRequest; response: void }
+  /**
+   * Opens a file's cached content with the OS's app for it, when it is a document or media; anything else
+   * is shown in its folder, with the sentence to tell the person (Electron only: `unsupported` in the browser host).
+   */
+  'outpost:files.open': { request: CachedFileRequest; response: FileOpened }
   /** A file's cached content, for thumbnails and in-app previews. */
   'outpost:files.read': { request: ReadFileRequest; response: ReadFileResponse }
   /** Copies a dropped or picked file into the staging folder, so a queued upload survives the original moving. */

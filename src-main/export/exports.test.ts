@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { fileFolder } from '../files/file-cache.ts'
+import type { MarkSource } from '../files/internet-mark.ts'
 import { ExportRefused, Exports, ExportWriteFailed, exportPath, type ExportWorkspace } from './exports.ts'
 
 const dirs: string[] = []
@@ -160,6 +161,21 @@ describe('Exports', () => {
     expect(readdirSync(root).sort()).toEqual(['files', 'picked'])
     const { manifest } = await exports.finish(exportId, {})
     expect(manifest.files).toEqual({ included: [{ id: 20, name, path: `files/${written}`, bytes: 5 }], notIncluded: [] })
+  })
+
+  it('marks each file it copies as come from the internet, as its download was', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'outpost-export-'))
+    dirs.push(root)
+    mkdirSync(join(root, 'picked'))
+    const marked: Array<[string, MarkSource]> = []
+    const exports = new Exports({ cacheDir: join(root, 'files'), now: () => AT, markFile: async (path, source) => void marked.push([path, source]) })
+    mkdirSync(fileFolder(join(root, 'files'), WORKSPACE.accountId, 7), { recursive: true })
+    writeFileSync(join(fileFolder(join(root, 'files'), WORKSPACE.accountId, 7), 'chart.png'), 'png!')
+    const { exportId, folder } = await exports.begin(join(root, 'picked'), WORKSPACE)
+    await exports.write(exportId, 'epics.json', '[]\n')
+    await exports.copyFile(exportId, 7, 'chart.png')
+    await exports.copyFile(exportId, 8, 'never-downloaded.pdf')
+    expect(marked).toEqual([[join(folder, 'files', '7-chart.png'), { hostUrl: WORKSPACE.baseUrl, referrerUrl: WORKSPACE.baseUrl }]])
   })
 
   it('lists a file it cannot write as not included, with why, and goes on with the next', async () => {

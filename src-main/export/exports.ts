@@ -10,7 +10,7 @@ import { constants } from 'node:fs'
 import { copyFile, lstat, mkdir, open, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { EXPORT_MANIFEST, EXPORT_PATH_DEPTH, type ExportCopied, type ExportManifest, type ExportWritten } from '../../src-shared/ipc.ts'
-import { findCached } from '../files/file-cache.ts'
+import { findCached, type MarkFile } from '../files/file-cache.ts'
 import { isParentReallyInside, isReallyInside } from '../files/folders.ts'
 import { safeFileName } from '../files/safe-name.ts'
 
@@ -50,6 +50,8 @@ interface OpenExport {
 export interface ExportsOptions {
   /** The file cache (`<data>/files`): copies come from here only. */
   cacheDir: string
+  /** Marks a file's copy as come from the internet, as its download was (the file's own address is not kept: the service's stands for it). */
+  markFile?: MarkFile
   now?: () => number
 }
 
@@ -216,6 +218,7 @@ export class Exports {
     try {
       target = await this.target(e, parts)
       await copyFile(source, target, constants.COPYFILE_EXCL)
+      await this.options.markFile?.(target, { hostUrl: e.workspace.baseUrl, referrerUrl: e.workspace.baseUrl })
     } catch (error) {
       if (error instanceof ExportRefused) return notIncluded(error.message)
       if (error instanceof ExportWriteFailed) throw error

@@ -7,6 +7,7 @@ import { lstat, open, readdir, rm, rmdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { DownloadProgress } from '../gateway/save.ts'
 import type { GatewayLike } from '../ipc/current-gateway.ts'
+import type { MarkSource } from './internet-mark.ts'
 import { safeFileName } from './safe-name.ts'
 
 /** Where one file's content is kept. */
@@ -36,14 +37,18 @@ export class NoContentError extends Error {
   override readonly name = 'NoContentError'
 }
 
+/** Writes the OS's "came from the internet" mark on a file (internet-mark.ts); never fails the download. */
+export type MarkFile = (path: string, source: MarkSource) => Promise<void>
+
 /**
  * Downloads a file's content into the cache (the gateway writes through a temporary name). Its address and
  * name come from the caller when it has the file's row (`known`), else from the service (GET /files/{id}).
- * Either way the gateway sends the token only to the service's own origin.
+ * Either way the gateway sends the token only to the service's own origin. `mark` marks the complete file as
+ * come from the internet, with the address it came from, before it is put in place.
  */
 export async function downloadToCache(
   gateway: Pick<GatewayLike, 'call' | 'download'>,
-  where: { cacheDir: string; accountId: string; fileId: number; known?: { url: string; name: string } },
+  where: { cacheDir: string; accountId: string; fileId: number; known?: { url: string; name: string }; mark?: MarkFile; referrerUrl?: string },
   onProgress?: (progress: DownloadProgress) => void,
 ): Promise<{ path: string; bytes: number }> {
   const file = (where.known ?? (await gateway.call('files.get', { params: { id: where.fileId } }))) as { url?: unknown; name?: unknown } | undefined
@@ -52,7 +57,9 @@ export async function downloadToCache(
   const folder = fileFolder(where.cacheDir, where.accountId, where.fileId)
   const path = join(folder, name)
   try {
-    const { bytes } = await gateway.download(file.url, path, onProgress)
+    const mark = where.mark
+    const beforePlace = mark && ((temp: string, url: URL) => mark(temp, { hostUrl: url.href, referrerUrl: where.referrerUrl }))
+    const { bytes } = await gateway.download(file.url, path, onProgress, { beforePlace })
     return { path, bytes }
   } catch (error) {
     // The gateway removed its temporary file; the file's folder goes too when nothing else is in it.

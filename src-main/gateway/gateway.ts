@@ -75,6 +75,8 @@ export interface UploadOptions {
 export interface DownloadOptions {
   lane?: Lane
   signal?: AbortSignal
+  /** Runs on the complete file, under its temporary name, before it is put in place; `url` is where it came from. */
+  beforePlace?: (tempFile: string, url: URL) => Promise<void>
 }
 
 export type { DownloadProgress } from './save.ts'
@@ -225,7 +227,8 @@ export class Gateway {
       accept: async (res) => {
         const length = header(res.headers['content-length'])
         const total = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined
-        const bytes = await saveBody(res.body, destFile, total, onProgress)
+        const beforePlace = options.beforePlace
+        const bytes = await saveBody(res.body, destFile, total, onProgress, beforePlace && ((temp) => beforePlace(temp, target)))
         return { bytes, contentType: header(res.headers['content-type']) }
       },
     })

@@ -24,6 +24,8 @@ export async function saveBody(
   destFile: string,
   total: number | undefined,
   onProgress?: (progress: DownloadProgress) => void,
+  /** Runs on the complete temporary file before it is put in place (the internet mark): the file never stands there without it. */
+  beforePlace?: (tempFile: string) => Promise<void>,
 ): Promise<number> {
   await mkdir(dirname(destFile), { recursive: true }).catch((e: Error) => {
     throw new CacheWriteError(`Could not create the folder of ${destFile}: ${e.message}`, { cause: e })
@@ -46,6 +48,7 @@ export async function saveBody(
       throw error
     })
     if (total !== undefined && received !== total) throw new Error(`The download ended after ${received} of ${total} bytes`)
+    await beforePlace?.(temp)
     await rename(temp, destFile).catch((e: Error) => {
       throw new CacheWriteError(`Could not write ${destFile}: ${e.message}`, { cause: e })
     })

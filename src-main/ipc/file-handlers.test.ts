@@ -24,6 +24,7 @@ import { mainSideKit, type OpenOptions } from '../../testing/main-side-kit.ts'
 import { v3 } from '../../testing/service.ts'
 import { fileFolder } from '../files/file-cache.ts'
 import { accountStagingFolder } from '../files/staging.ts'
+import type { MarkSource } from '../files/internet-mark.ts'
 import { OPEN_UNSUPPORTED } from './handlers.ts'
 
 const kit = mainSideKit()
@@ -33,6 +34,8 @@ const BINARY = Uint8Array.from({ length: 3 * 256 + 17 }, (_, i) => (i * 7 + 3) %
 
 async function open(extra: OpenOptions = {}) {
   const opened: string[] = []
+  const shown: string[] = []
+  const marked: Array<{ path: string; source: MarkSource; inPlace: string[] }> = []
   const mainSide = await kit.open({
     signedIn: true,
     // Electron's shell.openPath answers '' when the OS opened the file.
@@ -40,9 +43,12 @@ async function open(extra: OpenOptions = {}) {
       opened.push(path)
       return ''
     },
+    showItemInFolder: (path) => void shown.push(path),
+    // Where the OS's mark would be written, and what stood in the file's folder under a name of its own then.
+    markFile: async (path, source) => void marked.push({ path, source, inPlace: readdirSync(dirname(path)).filter((name) => !name.startsWith('.')) }),
     ...extra,
   })
-  return { ...mainSide, opened }
+  return { ...mainSide, opened, shown, marked }
 }
 
 describe('files.read', () => {
@@ -87,7 +93,7 @@ describe('files.open', () => {
   it('opens the cached content with the OS, downloading it first', async () => {
     const { ask, side, opened, upload } = await open()
     const id = await upload('plan.txt', 'the plan')
-    expect(await ask('outpost:files.open', { fileId: id })).toEqual({ ok: true })
+    expect(await ask('outpost:files.open', { fileId: id })).toEqual({ ok: true, value: { opened: 'with-app' } })
     expect(opened).toHaveLength(1)
     expect(opened[0].startsWith(side.folders.cache)).toBe(true)
     expect(readFileSync(opened[0], 'utf8')).toBe('the plan')
@@ -116,22 +122,67 @@ describe('files.open', () => {
 
   it('passes on why the OS could not open it', async () => {
     const { ask, upload } = await open({ openPath: async () => 'No application knows how to open this file' })
-    const id = await upload('data.xyz', 'x')
+    const id = await upload('data.heic', 'x')
     expect(await ask('outpost:files.open', { fileId: id })).toMatchObject({
       ok: false,
-      error: { source: 'ipc', kind: 'cannot-open', message: 'data.xyz could not be opened: No application knows how to open this file' },
+      error: { source: 'ipc', kind: 'cannot-open', message: 'data.heic could not be opened: No application knows how to open this file' },
     })
   })
 
-  it('never hands a program or a script to the OS, which would run it', async () => {
-    const { ask, opened, upload } = await open()
-    for (const name of ['setup.exe', 'Install.command', 'run.SH', 'launcher.desktop']) {
+  it('opens documents and media with their apps, and shows anything else in its folder with why', async () => {
+    const { ask, opened, shown, upload } = await open()
+    for (const name of ['plan.pdf', 'Budget.XLSX', 'notes.md', 'photo.jpeg', 'call.m4a', 'demo.mp4', 'old.doc']) {
+      const id = await upload(name, 'bytes')
+      expect(await ask('outpost:files.open', { fileId: id }), name).toEqual({ ok: true, value: { opened: 'with-app' } })
+    }
+    expect(opened.map((path) => basename(path))).toEqual(['plan.pdf', 'Budget.XLSX', 'notes.md', 'photo.jpeg', 'call.m4a', 'demo.mp4', 'old.doc'])
+    expect(shown).toEqual([])
+
+    opened.length = 0
+    // Programs and scripts of every OS, the Windows types a list of refusals missed, documents whose macros run,
+    // pages whose script runs, archives and disk images, and names with no extension or a hidden one.
+    const refused = [
+      'setup.exe', 'Install.command', 'run.SH', 'launcher.desktop', 'help.chm', 'tool.pyz', 'addin.xll', 'dark.theme', 'fix.diagcab',
+      'update.msu', 'disk.iso', 'disk.vhdx', 'remote.rdp', 'box.wsb', 'app.appinstaller', 'explorer.scf', 'site.website',
+      'report.docm', 'sheet.xlsm', 'deck.pptm', 'big.xlsb', 'page.html', 'logo.svg', 'feed.xml', 'all.zip', 'invoice.pdf.exe', 'README', 'evil.exe.',
+    ]
+    for (const name of refused) {
       const id = await upload(name, 'MZ')
-      expect(await ask('outpost:files.open', { fileId: id }), name).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'cannot-open', message: expect.stringContaining('does not run programs') } })
+      const answer = await ask('outpost:files.open', { fileId: id })
+      const cached = basename(shown.at(-1) ?? '')
+      expect(answer, name).toEqual({ ok: true, value: { opened: 'in-folder', message: `Outpost opens documents and media directly; ${cached} could run as a program, so it is shown in its folder instead.` } })
       // Its bytes can still be read (a preview of a script's text).
       expect((await ask('outpost:files.read', { fileId: id })).value.size).toBe(2)
     }
+    expect(shown).toHaveLength(refused.length)
+    // A trailing dot, which Windows drops (running evil.exe), is made safe before the type is judged.
+    expect(basename(shown.at(-1)!)).toBe('evil.exe_')
     expect(opened).toEqual([])
+  })
+
+  it('never hands a program to the OS where there is no file manager to show it in', async () => {
+    const { ask, opened, upload } = await open({ showItemInFolder: undefined })
+    const id = await upload('setup.exe', 'MZ')
+    expect(await ask('outpost:files.open', { fileId: id })).toEqual({
+      ok: false,
+      error: { source: 'ipc', kind: 'cannot-open', message: 'Outpost opens documents and media directly; setup.exe could run as a program, so Outpost does not open it.' },
+    })
+    expect(opened).toEqual([])
+  })
+
+  it('marks every download as come from the internet, with the file’s address, before it stands in the cache', async () => {
+    const { ask, side, marked, upload } = await open()
+    const id = await upload('plan.pdf', 'the plan')
+    expect((await ask('outpost:files.open', { fileId: id })).ok).toBe(true)
+    const file = (await v3(kit.service).get(`/files/${id}`)).body as { url: string }
+    expect(marked).toEqual([{ path: expect.stringMatching(/[/\\]\.plan\.pdf\.[0-9a-f]{12}\.part$/), source: { hostUrl: file.url, referrerUrl: kit.service.baseUrl }, inPlace: [] }])
+    expect(dirname(marked[0].path)).toBe(fileFolder(side.folders.cache, side.accounts.current()!.id, id))
+    const second = await upload('notes.md', 'notes')
+    expect((await ask('outpost:files.download', { downloadId: 'd', fileId: second })).ok).toBe(true)
+    expect(marked).toHaveLength(2)
+    // Cached: opened again with no download, so no second mark.
+    expect((await ask('outpost:files.open', { fileId: id })).ok).toBe(true)
+    expect(marked).toHaveLength(2)
   })
 
   it('answers `unsupported` where there is no OS opener (the browser host), before downloading anything', async () => {

@@ -11,9 +11,9 @@ import type { DemoLauncher } from '../demo-service.ts'
 import { discardOwnFile } from '../files/discard.ts'
 import { ExportRefused, ExportWriteFailed, type Exports } from '../export/exports.ts'
 import { DISK_FULL_DOWNLOAD_MESSAGE, diskFullForStaging, isDiskFull } from '../files/disk-full.ts'
-import { downloadToCache, evictCache, findCached, NoContentError, readStart } from '../files/file-cache.ts'
+import { downloadToCache, evictCache, findCached, NoContentError, readStart, type MarkFile } from '../files/file-cache.ts'
 import { isInside, isReallyInside, type OwnFolders } from '../files/folders.ts'
-import { isProgram } from '../files/programs.ts'
+import { notOpenedDirectly, opensDirectly, shownInFolderInstead } from '../files/open-directly.ts'
 import type { LinkInbox } from '../shell/link-inbox.ts'
 import { crashDumps, CRASHES_FOLDER, problemReport, writeProblemReport } from '../diagnostics/problem-report.ts'
 import type { RecentLog } from '../diagnostics/recent-log.ts'
@@ -43,6 +43,8 @@ export interface HandlerDeps {
   folders: OwnFolders
   /** Opens a file with the OS's app for it (Electron's `shell.openPath`: '' when it did, else why not); absent in the browser host. */
   openPath?: (path: string) => Promise<string>
+  /** Marks a file downloaded from the service as come from the internet (the OS's mark: internet-mark.ts). */
+  markFile?: MarkFile
   /** Starts or reuses the local demo service; absent where the service is not shipped (a packaged app). */
   demo?: Pick<DemoLauncher, 'start'>
   /** Sends an event to the renderer(s). */
@@ -184,7 +186,8 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     let path = await findCached(deps.folders.cache, account.id, fileId)
     if (!path) {
       const { account: using, gateway } = await deps.gateway.get()
-      path = (await download(using.id, fileId, () => noContent(() => downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: using.id, fileId })))).path
+      const where = { cacheDir: deps.folders.cache, accountId: using.id, fileId, mark: deps.markFile, referrerUrl: using.baseUrl }
+      path = (await download(using.id, fileId, () => noContent(() => downloadToCache(gateway, where)))).path
     }
     if (!(await isReallyInside(deps.folders.cache, path))) throw new IpcFailure('invalid-request', `${basename(path)} is not in Outpost's file cache, so it is neither opened nor read.`)
     return path
@@ -247,7 +250,7 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       const { account, gateway } = await deps.gateway.get()
       return download(account.id, fileId, () =>
         noContent(() =>
-          downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: account.id, fileId, known }, ({ received, total }) =>
+          downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: account.id, fileId, known, mark: deps.markFile, referrerUrl: account.baseUrl }, ({ received, total }) =>
             deps.emit('outpost:download-progress', { downloadId, bytesReceived: received, bytesTotal: total }),
           ),
         ),
@@ -257,9 +260,15 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     'outpost:files.open': async ({ fileId }) => {
       if (!deps.openPath) throw new IpcFailure('unsupported', OPEN_UNSUPPORTED)
       const path = await cachedContent(fileId)
-      if (isProgram(path)) throw new IpcFailure('cannot-open', `${basename(path)} is a program or a script: Outpost does not run programs. It is downloaded; start it yourself if you trust it.`)
+      // Only documents and media go to the OS's app: anything else could be run by it, so the person decides.
+      if (!opensDirectly(path)) {
+        if (!deps.showItemInFolder) throw new IpcFailure('cannot-open', notOpenedDirectly(basename(path)))
+        deps.showItemInFolder(path)
+        return { opened: 'in-folder', message: shownInFolderInstead(basename(path)) }
+      }
       const problem = await deps.openPath(path)
       if (problem) throw new IpcFailure('cannot-open', `${basename(path)} could not be opened: ${problem}`)
+      return { opened: 'with-app' }
     },
 
     'outpost:files.read': async ({ fileId, maxBytes }) => {

@@ -1,6 +1,6 @@
 import { resolveObjectURL } from 'node:buffer'
 import { describe, expect, it } from 'vitest'
-import type { IpcError, RequestChannel } from '../../../src-shared/ipc.ts'
+import type { FileOpened, IpcError, RequestChannel } from '../../../src-shared/ipc.ts'
 import type { CachedFile, CachedFileContent } from '../data/types.ts'
 import { BridgeError, type Bridge } from '../lib/bridge.ts'
 import { previewTypeOf, workspaceFiles, type BrowserShow } from './file-opener.ts'
@@ -10,16 +10,16 @@ const BYTES = Uint8Array.from([0, 1, 2, 250, 255, 60, 115, 99, 114, 105, 112, 11
 const content = (contentType: string): CachedFileContent => ({ id: 7, path: '/cache/acc/7/x', size: BYTES.length, contentType, lastUsedAt: 0 })
 const file = (name: string, contentType: string) => ({ id: 7, name, content_type: contentType }) as CachedFile
 
-/** A bridge answering files.read with BYTES, and files.open as told. */
-function bridgeWith(openAnswer: IpcError | undefined) {
+/** A bridge answering files.read with BYTES, and files.open as told (opened with its app by default). */
+function bridgeWith(openAnswer: IpcError | FileOpened | undefined) {
   const calls: { channel: RequestChannel; request: unknown }[] = []
   const bridge = {
     call: (async (channel: RequestChannel, request?: unknown) => {
       calls.push({ channel, request })
       if (channel === 'outpost:files.read') return { bytes: BYTES, size: BYTES.length, truncated: false, contentType: 'application/octet-stream' }
       if (channel === 'outpost:files.open') {
-        if (openAnswer) throw new BridgeError(openAnswer)
-        return undefined
+        if (openAnswer && 'source' in openAnswer) throw new BridgeError(openAnswer)
+        return openAnswer ?? { opened: 'with-app' }
       }
       throw new Error(`unexpected ${channel}`)
     }) as Bridge['call'],
@@ -55,11 +55,19 @@ describe('workspaceFiles', () => {
   it('opens with the OS’s app in the desktop app, and passes its refusal on', async () => {
     const { bridge, calls } = bridgeWith(undefined)
     const { show, shown } = recordingShow()
-    await workspaceFiles(bridge, show).open(content('application/pdf'), file('plan.pdf', 'application/pdf'))
+    expect(await workspaceFiles(bridge, show).open(content('application/pdf'), file('plan.pdf', 'application/pdf'))).toBeUndefined()
     expect(calls).toEqual([{ channel: 'outpost:files.open', request: { fileId: 7 } }])
     expect(shown).toEqual([])
     const refused = bridgeWith({ source: 'ipc', kind: 'cannot-open', message: 'no app for .xyz' })
     await expect(workspaceFiles(refused.bridge, show).open(content('x/y'), file('a.xyz', 'x/y'))).rejects.toMatchObject({ error: { kind: 'cannot-open' } })
+  })
+
+  it('answers the sentence to show when the desktop app showed the file in its folder instead', async () => {
+    const message = 'Outpost opens documents and media directly; setup.exe could run as a program, so it is shown in its folder instead.'
+    const { bridge } = bridgeWith({ opened: 'in-folder', message })
+    const { show, shown } = recordingShow()
+    expect(await workspaceFiles(bridge, show).open(content('application/octet-stream'), file('setup.exe', 'application/octet-stream'))).toBe(message)
+    expect(shown).toEqual([])
   })
 
   it('previews in a browser tab where no OS app can be used, as plain text when the file could run', async () => {

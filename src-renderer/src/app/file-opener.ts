@@ -3,7 +3,9 @@
 // thumbnails and previews. The bytes stay on the main side's disk, in its
 // file cache; the page asks for them by the file's id.
 //
-// Opening: the desktop app hands the file to the OS's app for it. A browser
+// Opening: the desktop app hands a document or media file to the OS's app for
+// it, and shows anything else in its folder (it could run as a program), with a
+// sentence saying so for the screen to show. A browser
 // cannot (the browser host answers `unsupported`), so there the file opens as
 // a preview in a new tab, from a blob: URL of its bytes. A preview never runs
 // the file: HTML, SVG and other text show as plain text; what a browser cannot
@@ -75,10 +77,10 @@ export function workspaceFiles(bridge: Pick<Bridge, 'call'>, show: BrowserShow =
     return new Blob([answer.bytes as Uint8Array<ArrayBuffer>], { type: content.contentType || answer.contentType })
   }
 
-  const open = async (content: CachedFileContent, file: CachedFile): Promise<void> => {
+  const open = async (content: CachedFileContent, file: CachedFile): Promise<string | undefined> => {
     try {
-      await bridge.call('outpost:files.open', { fileId: serviceIdOf(content) })
-      return
+      const opened = await bridge.call('outpost:files.open', { fileId: serviceIdOf(content) })
+      return opened.opened === 'in-folder' ? opened.message : undefined
     } catch (error) {
       if (!(error instanceof BridgeError && error.error.source === 'ipc' && error.error.kind === 'unsupported')) throw error
     }
@@ -87,6 +89,7 @@ export function workspaceFiles(bridge: Pick<Bridge, 'call'>, show: BrowserShow =
     const url = URL.createObjectURL(type ? new Blob([blob], { type }) : blob)
     setTimeout(() => URL.revokeObjectURL(url), PREVIEW_URL_LIFETIME_MS)
     if (!type || !show.preview(url)) show.save(url, file.name)
+    return undefined
   }
 
   return { open, read }

@@ -49,8 +49,11 @@ export type WorkspaceSync = Partial<Pick<Syncer, 'refreshEpic' | 'refreshEpicSto
  * the Files screen shows where the content is and no thumbnails.
  */
 export interface WorkspaceFiles {
-  /** Opens the downloaded content with the OS's default app. */
-  open?(content: CachedFileContent, file: CachedFile): Promise<void>
+  /**
+   * Opens the downloaded content with the OS's default app; answers what to tell the person when it was
+   * shown in its folder instead (a type that could run as a program).
+   */
+  open?(content: CachedFileContent, file: CachedFile): Promise<string | undefined>
   /** The downloaded content's bytes (image thumbnails and previews, as blob: URLs under the CSP). */
   read?(content: CachedFileContent): Promise<Blob>
 }
