@@ -93,7 +93,9 @@ export interface MainSide {
 
 export async function openMainSide(options: MainSideOptions): Promise<MainSide> {
   const clock = options.clock ?? systemClock
-  const accounts = await Accounts.open({ dataDir: options.dataDir, secrets: options.secrets })
+  const log = options.log ?? new RecentLog(() => clock.now())
+  const secrets = knownToLog(options.secrets, log)
+  const accounts = await Accounts.open({ dataDir: options.dataDir, secrets })
   const connectivity = new Connectivity({
     clock,
     isOnline: options.isOnline,
@@ -121,7 +123,6 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
   // Staged copies are ours: they upload without a drop of this session (after a restart too).
   const pickedFiles = new PickedFiles({ ownFolders: [folders.staging] })
   const links = new LinkInbox(() => options.emit('outpost:link', {}))
-  const log = options.log ?? new RecentLog(() => clock.now())
   const updates = new Updates({
     current: options.appInfo.version,
     updater: options.updater,
@@ -148,7 +149,7 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
     markFile,
     pickExportFolder: options.pickExportFolder,
     accounts,
-    secretStore: options.secrets,
+    secretStore: secrets,
     gateway,
     connectivity,
     appInfo: { ...options.appInfo, demoAvailable: options.demo !== undefined },
@@ -196,6 +197,24 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
       // Both at once: on quit, the demo's child process is told to stop before the app is gone.
       await Promise.all([gateway.reset(), options.demo?.close(), journals.close()])
     },
+  }
+}
+
+/** The secret store, each token it hands out or takes in made known to the log, which then never keeps one in a line. */
+function knownToLog(store: SecretStore, log: RecentLog): SecretStore {
+  return {
+    kind: store.kind,
+    get: async (account) => {
+      const secret = await store.get(account)
+      if (secret) log.keepOut(secret)
+      return secret
+    },
+    set: async (account, secret) => {
+      log.keepOut(secret)
+      await store.set(account, secret)
+    },
+    delete: (account) => store.delete(account),
+    describe: () => store.describe(),
   }
 }
 

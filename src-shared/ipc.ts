@@ -319,6 +319,11 @@ export interface ProblemReportRequest {
   outbox?: { pending: number; failed: number; conflicts: number }
   /** The browser's user agent (the browser host's Chromium; Electron's own in the app). */
   userAgent?: string
+  /**
+   * Whether the newest crash dumps go with the report, copied beside it. Off unless the person asks:
+   * a crash dump is a copy of the app's memory and can hold a token, which cannot be cut out of it.
+   */
+  includeCrashDumps?: boolean
 }
 
 export interface ProblemReport {
@@ -326,6 +331,8 @@ export interface ProblemReport {
   path: string
   /** True when the OS's file manager was asked to show it (the desktop app). */
   shown: boolean
+  /** The crash dumps on this computer, and how many of them were copied beside the report. */
+  crashDumps: { found: number; included: number }
 }
 
 /**

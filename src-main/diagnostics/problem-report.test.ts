@@ -2,12 +2,13 @@
 // in: the file holds what helps (versions, the OS, connectivity, accounts,
 // updates, the recent log, the window's data problems and outbox) and no form
 // of the token, searched for as the e2e token test searches (e2e/fixtures/leaks.ts).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { formsIn, secretForms } from '../../e2e/fixtures/leaks.ts'
 import { mainSideKit, type OpenOptions } from '../../testing/main-side-kit.ts'
-import { CRASHES_FOLDER, problemReport, REPORTS_FOLDER, secretTexts, withoutSecrets } from './problem-report.ts'
+import { CRASHES_FOLDER, problemReport, REPORTS_FOLDER } from './problem-report.ts'
+import { secretTexts, withoutSecrets } from './secrets-out.ts'
 import { LOG_MESSAGE_MAX, RecentLog } from './recent-log.ts'
 
 const kit = mainSideKit()
@@ -52,7 +53,8 @@ describe('a problem report', () => {
       currentAccountId: null,
       secretStore: { kind: 'keychain' },
       updates: side.updates.state,
-      log: side.log.list(),
+      // The careless lines as they were written, before the log cut the token out of them.
+      log: secretForms(token).map((form) => ({ at: 0, level: 'warning' as const, from: 'main' as const, message: `a careless line: ${form.bytes.toString('latin1')}` })),
       window: WINDOW,
       versions: process.versions,
       crashDumps: [],
@@ -76,17 +78,61 @@ describe('a problem report', () => {
       crashDumps: [{ file: join('completed', 'a1b2.dmp'), bytes: 1234, at: expect.any(String) }],
     })
     expect(report.crashDumps).toHaveLength(1)
+    // Named, left out, and the report says why, first thing.
+    expect(report.tokens).toBe(
+      'This report holds no token: every token Outpost keeps was searched for in it and cut out. Crash dumps are copies of Outpost’s memory at a crash and can hold a token, which cannot be cut out of them: the one on this computer is named below and left out.',
+    )
+    expect(answer.value.crashDumps).toEqual({ found: 1, included: 0 })
+    expect(readdirSync(dirname(path))).toEqual([basename(path)])
     expect(report.recentLog).toContainEqual({ at: expect.any(String), level: 'error', from: 'window', message: 'TypeError: x is undefined (token [token removed])' })
     expect(report.recentLog.filter((e: { message: string }) => e.message.startsWith('a careless line'))).toHaveLength(forms.length)
     // Only the fields named: an account's member and workspace names are not needed to find a problem.
     for (const key of Object.keys(report.accounts[0])) expect(['addedAt', 'baseUrl', 'current', 'id', 'scopes', 'tokenKind', 'workspaceSlug']).toContain(key)
   })
 
+  it('takes the newest crash dumps along only when asked, beside the report, saying they can hold a token', async () => {
+    const { ask, dataDir } = await open()
+    const crashes = join(dataDir, CRASHES_FOLDER, 'completed')
+    mkdirSync(crashes, { recursive: true })
+    // Seven dumps, one a minute: the five newest go.
+    for (let i = 1; i <= 7; i++) {
+      writeFileSync(join(crashes, `dump-${i}.dmp`), Buffer.alloc(100 + i, i), { mode: 0o644 })
+      utimesSync(join(crashes, `dump-${i}.dmp`), new Date(Date.UTC(2026, 10, 26, 15, i)), new Date(Date.UTC(2026, 10, 26, 15, i)))
+    }
+    const answer = await ask('outpost:problem-report.create', { dataProblems: [], includeCrashDumps: true })
+    expect(answer).toMatchObject({ ok: true, value: { shown: false, crashDumps: { found: 7, included: 5 } } })
+    const path: string = answer.value.path
+    const beside = path.replace(/\.json$/, '-crash-dumps')
+    expect(readdirSync(beside).sort()).toEqual(['dump-3.dmp', 'dump-4.dmp', 'dump-5.dmp', 'dump-6.dmp', 'dump-7.dmp'])
+    expect(readFileSync(join(beside, 'dump-7.dmp'))).toEqual(Buffer.alloc(107, 7))
+    // Only the person can read them, as the report.
+    expect(statSync(join(beside, 'dump-7.dmp')).mode & 0o777).toBe(0o600)
+    const report = JSON.parse(readFileSync(path, 'utf8'))
+    expect(report.tokens).toBe(
+      'This report holds no token: every token Outpost keeps was searched for in it and cut out. Crash dumps are copies of Outpost’s memory at a crash and can hold a token, which cannot be cut out of them: the newest 5 are copied beside this report, as asked. Send them only to someone you trust with your workspace.',
+    )
+    expect(report.crashDumps.map((d: { file: string; copy?: string }) => [d.file, d.copy])).toEqual([
+      ...[7, 6, 5, 4, 3].map((i) => [join('completed', `dump-${i}.dmp`), `${basename(beside)}/dump-${i}.dmp`]),
+      [join('completed', 'dump-2.dmp'), undefined],
+      [join('completed', 'dump-1.dmp'), undefined],
+    ])
+
+    // Not asked: none go, though they are there.
+    const leftOut = await ask('outpost:problem-report.create', { dataProblems: [], includeCrashDumps: false })
+    expect(leftOut.value.crashDumps).toEqual({ found: 7, included: 0 })
+    expect(existsSync(leftOut.value.path.replace(/\.json$/, '-crash-dumps'))).toBe(false)
+  })
+
   it('answers where the file is when nothing can show it (the browser host)', async () => {
     const { ask, dataDir } = await open()
     const answer = await ask('outpost:problem-report.create', { dataProblems: [] })
     expect(answer).toMatchObject({ ok: true, value: { shown: false, path: expect.stringContaining(join(dataDir, REPORTS_FOLDER)) } })
-    expect(JSON.parse(readFileSync(answer.value.path, 'utf8'))).toMatchObject({ accounts: [], dataProblems: [], crashDumps: [] })
+    expect(JSON.parse(readFileSync(answer.value.path, 'utf8'))).toMatchObject({
+      tokens: 'This report holds no token: every token Outpost keeps was searched for in it and cut out.',
+      accounts: [],
+      dataProblems: [],
+      crashDumps: [],
+    })
   })
 
   it('refuses malformed requests with a clear error', async () => {
@@ -98,6 +144,7 @@ describe('a problem report', () => {
       ['outpost:problem-report.create', { dataProblems: [{ table: 'epics', key: '1', reason: 'x' }] }, 'dataProblems[0].at must be a time in ms'],
       ['outpost:problem-report.create', { dataProblems: [], outbox: { pending: -1, failed: 0, conflicts: 0 } }, 'outbox.pending must be a count'],
       ['outpost:problem-report.create', { dataProblems: [], userAgent: 'x'.repeat(513) }, 'userAgent must be a string of 1 to 512 characters'],
+      ['outpost:problem-report.create', { dataProblems: [], includeCrashDumps: 'yes' }, 'includeCrashDumps must be true or false'],
       ['outpost:log.report', { level: 'debug', message: 'x' }, 'level must be warning or error'],
       ['outpost:log.report', { level: 'error', message: '' }, 'message must be a string of 1 to 8000 characters'],
     ]
@@ -138,6 +185,30 @@ describe('the recent log', () => {
     expect(log.list().map((e) => e.message)).toEqual(['b', 'c', 'd'])
     log.add('error', 'x'.repeat(LOG_MESSAGE_MAX + 10), 'window')
     expect(log.list().at(-1)).toEqual({ at: 5, level: 'error', from: 'window', message: `${'x'.repeat(LOG_MESSAGE_MAX)}… (10 more characters)` })
+  })
+
+  it('cuts a token out of a line before cutting the line to length, so no part of it is kept', () => {
+    const token = 'svc_6f1c2a9e4b7d4c0f8e2a1b3c5d7e9f01'
+    const log = new RecentLog()
+    log.keepOut(token)
+    // The token straddles the cut: its first half before the 4,000th character, its second after.
+    for (const line of [`${'x'.repeat(LOG_MESSAGE_MAX - 20)}${token} and more`, `${'y'.repeat(LOG_MESSAGE_MAX - 5)}${encodeURIComponent(token)}`]) log.warn(line)
+    for (const { message } of log.list()) {
+      expect(message).not.toContain(token.slice(0, 8))
+      expect(message.length).toBeLessThanOrEqual(LOG_MESSAGE_MAX + 40)
+    }
+    expect(log.list()[0].message).toBe(`${'x'.repeat(LOG_MESSAGE_MAX - 20)}[token removed] and … (4 more characters)`)
+  })
+
+  it('knows every token the main side stores or reads, and a report keeps no part of one cut in a long line', async () => {
+    const token = kit.service.tokens.member
+    const { side, ask } = await open()
+    expect((await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token })).ok).toBe(true)
+    side.log.warn(`${'z'.repeat(LOG_MESSAGE_MAX - Math.floor(token.length / 2))}${token}`)
+    const answer = await ask('outpost:problem-report.create', { dataProblems: [] })
+    const text = readFileSync(answer.value.path, 'utf8')
+    expect(text).not.toContain(token.slice(0, 8))
+    expect(text).toContain('z[token removed]')
   })
 
   it('keeps what the console warns and errs, still writing it there', () => {

@@ -1,6 +1,9 @@
 // The main side's recent warnings and errors, and the ones the window reported
 // (log.report), kept in memory for a problem report: a ring of the last few
 // hundred, each line cut to a few kilobytes, so a loop of failures cannot grow it.
+// Every token the main side has held is cut out of a line before the line is
+// cut to length: a token cut in two would leave a part no later search finds.
+import { withoutSecrets } from './secrets-out.ts'
 
 export interface LogEntry {
   /** Epoch ms. */
@@ -16,14 +19,21 @@ export const LOG_MESSAGE_MAX = 4000
 
 export class RecentLog {
   private readonly entries: LogEntry[] = []
+  private readonly secrets = new Set<string>()
 
   constructor(
     private readonly now: () => number = Date.now,
     private readonly capacity = LOG_CAPACITY,
   ) {}
 
+  /** A secret (a token the main side read or stored) that no line may keep, whole or in part. */
+  keepOut(secret: string): void {
+    this.secrets.add(secret)
+  }
+
   add(level: LogEntry['level'], message: string, from: LogEntry['from'] = 'main'): void {
-    const text = message.length > LOG_MESSAGE_MAX ? `${message.slice(0, LOG_MESSAGE_MAX)}… (${message.length - LOG_MESSAGE_MAX} more characters)` : message
+    const clean = this.secrets.size > 0 ? withoutSecrets(message, [...this.secrets]) : message
+    const text = clean.length > LOG_MESSAGE_MAX ? `${clean.slice(0, LOG_MESSAGE_MAX)}… (${clean.length - LOG_MESSAGE_MAX} more characters)` : clean
     this.entries.push({ at: this.now(), level, from, message: text })
     if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity)
   }

@@ -15,7 +15,7 @@ import { downloadToCache, evictCache, findCached, NoContentError, readStart, typ
 import { isInside, isReallyInside, type OwnFolders } from '../files/folders.ts'
 import { notOpenedDirectly, opensDirectly, shownInFolderInstead } from '../files/open-directly.ts'
 import type { LinkInbox } from '../shell/link-inbox.ts'
-import { crashDumps, CRASHES_FOLDER, problemReport, writeProblemReport } from '../diagnostics/problem-report.ts'
+import { crashDumps, CRASHES_FOLDER, dumpsTaken, problemReport, reportPlace, writeProblemReport } from '../diagnostics/problem-report.ts'
 import type { RecentLog } from '../diagnostics/recent-log.ts'
 import type { Journals } from '../journal/journal.ts'
 import type { Updates } from '../updates/updates.ts'
@@ -352,6 +352,10 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     'outpost:problem-report.create': async (request) => {
       const accounts = deps.accounts.list()
       const now = Date.now()
+      const place = reportPlace(deps.dataDir, now)
+      const crashes = join(deps.dataDir, CRASHES_FOLDER)
+      const dumps = await crashDumps(crashes)
+      const taken = dumpsTaken(dumps, request.includeCrashDumps)
       const report = problemReport({
         app: deps.appInfo,
         connectivity: deps.connectivity.state,
@@ -362,16 +366,19 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
         log: deps.log.list(),
         window: request,
         versions: deps.versions ?? process.versions,
-        crashDumps: await crashDumps(join(deps.dataDir, CRASHES_FOLDER)),
+        crashDumps: dumps,
+        ...(taken.length > 0 && { crashDumpsTakenTo: basename(place.dumps) }),
         now,
       })
       // The tokens are read only to be searched for and cut out of the finished text.
       const tokens = await Promise.all(accounts.map((a) => deps.accounts.tokenFor(a.id).catch(() => '')))
-      const path = await writeProblemReport(deps.dataDir, report, tokens, now)
-      deps.log.add('info', `Problem report written: ${basename(path)}`)
-      if (!deps.showItemInFolder) return { path, shown: false }
+      await writeProblemReport(place, report, tokens, { crashes, dumps: taken })
+      const path = place.file
+      deps.log.add('info', `Problem report written: ${basename(path)}${taken.length > 0 ? `, with ${taken.length} crash dumps` : ''}`)
+      const answer = { path, shown: false, crashDumps: { found: dumps.length, included: taken.length } }
+      if (!deps.showItemInFolder) return answer
       deps.showItemInFolder(path)
-      return { path, shown: true }
+      return { ...answer, shown: true }
     },
     'outpost:log.report': async ({ level, message }) => deps.log.add(level, message, 'window'),
 

@@ -218,7 +218,13 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
       }
       outbox = { pending: count(o.pending, 'pending'), failed: count(o.failed, 'failed'), conflicts: count(o.conflicts, 'conflicts') }
     }
-    return { dataProblems, ...(outbox && { outbox }), ...(r.userAgent !== undefined && { userAgent: text(r.userAgent, 'userAgent', 512) }) }
+    if (r.includeCrashDumps !== undefined && typeof r.includeCrashDumps !== 'boolean') invalid('includeCrashDumps must be true or false')
+    return {
+      dataProblems,
+      ...(outbox && { outbox }),
+      ...(r.userAgent !== undefined && { userAgent: text(r.userAgent, 'userAgent', 512) }),
+      ...(r.includeCrashDumps === true && { includeCrashDumps: true }),
+    }
   },
   'outpost:log.report': (request) => {
     const r = record(request, 'The request')
