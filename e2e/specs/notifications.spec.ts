@@ -4,7 +4,7 @@
 // user's own changes and the bootstrap notify nothing; a setting turns them
 // off; the recent ones are listed in the window.
 import type { Page } from '@playwright/test'
-import { epicRow, expect, goTo, signIn, test, waitForBootstrap } from '../fixtures/outpost.ts'
+import { epicRow, expect, goTo, pendingButton, signIn, test, waitForBootstrap } from '../fixtures/outpost.ts'
 
 test.use({ permissions: ['notifications'] })
 
@@ -111,4 +111,42 @@ test('someone else’s changes and mentions notify, once a batch, and open the e
   await expect(page.getByRole('dialog', { name: 'Notifications' }).getByRole('listitem')).toHaveCount(6, { timeout: 20_000 })
   await page.waitForTimeout(2_000)
   expect(await shownOf(page)).toHaveLength(3)
+})
+
+test('a change made in another window of the workspace is the user’s own: not notified there', async ({ service, outpost }) => {
+  const me = (await service.v3().get('/member')).body as { id: string }
+  // The two most recently updated (the top of the list as it opens), which the user follows.
+  const epics = ((await service.v3().get('/epics')).body as { id: number; name: string; archived: boolean; updated_at: string; follower_ids: string[] }[])
+    .filter((e) => !e.archived)
+    .sort((x, y) => Date.parse(y.updated_at) - Date.parse(x.updated_at))
+    .slice(0, 2)
+  for (const e of epics) await service.v3().put(`/epics/${e.id}`, { follower_ids: [...new Set([...e.follower_ids, me.id])] })
+
+  const a = await outpost.open()
+  await a.addInitScript(recordNotifications)
+  await a.reload()
+  await signIn(a, service)
+  await waitForBootstrap(a)
+  const b = await outpost.open()
+  await waitForBootstrap(b)
+
+  // Renamed in window B: sent, confirmed, and shown in window A (the windows tell each other what they wrote:
+  // own-writes.ts and its test).
+  await epicRow(b, epics[0].name).first().click()
+  const name = b.getByRole('textbox', { name: 'Epic name' })
+  await name.fill(`${epics[0].name} (from the other window)`)
+  await name.press('Enter')
+  await expect.poll(async () => ((await service.v3().get(`/epics/${epics[0].id}`)).body as { name: string }).name, { timeout: 20_000 }).toBe(`${epics[0].name} (from the other window)`)
+  await expect(pendingButton(b)).toHaveText('All changes saved')
+  outpost.host.side.schedule.now('focus')
+  await expect(epicRow(a, `${epics[0].name} (from the other window)`)).toHaveCount(1)
+
+  // Then someone else changes the other epic: that one is told, and only that one (the window's notifications are
+  // made in the order the changes arrive, so the rename was weighed before it).
+  await service.v3(service.tokens.member).put(`/epics/${epics[1].id}`, { deadline: '2027-02-01T12:00:00Z' })
+  outpost.host.side.schedule.now('focus')
+  await expect.poll(() => shownOf(a), { timeout: 20_000 }).toHaveLength(1)
+  expect((await shownOf(a))[0].title).toBe(`“${epics[1].name}” changed`)
+  await a.getByRole('button', { name: 'Notifications' }).click()
+  await expect(a.getByRole('dialog', { name: 'Notifications' }).getByRole('listitem')).toHaveCount(1)
 })

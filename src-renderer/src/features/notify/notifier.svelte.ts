@@ -3,22 +3,22 @@
 // window's list of recent ones; together (what one sync brought, within a
 // moment) they make one notification of the OS, whose click opens the item.
 //
-// Never for the user's own changes: an epic this window queued, sent or
-// dropped a change of in the last two minutes is not told (the outbox's
-// writes are seen as they happen, by Dexie's hooks: a read of the list may
-// come only after the change was made, sent and confirmed); otherwise a change
-// is told when the service's copy moved (its updated_at in the cache) and what
-// the user sees moved with it, both read in one transaction.
+// Never for the user's own changes: an epic the user queued, sent or dropped
+// a change of in the last two minutes, from any window of the workspace, is
+// not told (own-writes.ts). Otherwise a change is told when the service's copy
+// moved (its updated_at in the cache) and what the user sees moved with it,
+// both read in one transaction.
 // Never during a bootstrap: the first complete read after it is the baseline.
 import { untrack } from 'svelte'
 import { itemLink } from '../../../../src-shared/links.ts'
 import type { OutpostDb } from '../../data/db.ts'
-import type { CachedComment, CachedEpic, OutboxRecord } from '../../data/types.ts'
+import type { CachedComment, CachedEpic } from '../../data/types.ts'
 import { epicsAsSeen } from '../../data/overlay.ts'
 import { watchTables } from '../../data/watch.ts'
 import { readStored, readStoredJson, workspaceKey, writeStored } from '../../lib/stored.ts'
 import type { WorkspaceData } from '../live.svelte.ts'
 import { epicChanges, mentions } from './changes.ts'
+import { OwnWrites } from './own-writes.ts'
 
 export interface RecentNotice {
   id: string
@@ -60,8 +60,8 @@ export class Notifier {
 
   private snapshot: Record<string, { epic: CachedEpic; service: string | undefined }> | undefined
   private commentsSince: string | undefined
-  /** When this window last queued, sent or dropped a change of each epic (by id). */
-  private ownAt: Record<string, number> = {}
+  /** The epics the user changed lately, from any window. */
+  private readonly own: OwnWrites
   private batch: RecentNotice[] = []
   private timer: ReturnType<typeof setTimeout> | undefined
   private running: Promise<void> = Promise.resolve()
@@ -69,6 +69,7 @@ export class Notifier {
   private readonly enabledKey: string
 
   constructor(private readonly options: Options) {
+    this.own = new OwnWrites(options.db)
     this.listKey = workspaceKey('notifications', options.db.name)
     this.enabledKey = workspaceKey('notifications-on', options.db.name)
     const kept = readStoredJson(this.listKey)
@@ -110,24 +111,13 @@ export class Notifier {
         untrack(() => this.queue(() => this.readEpics(epics, complete, bootstrapped)))
       })
     })
-    // The window's own writes, as they happen (the hooks run inside the writing transaction).
-    const own = (record: OutboxRecord | undefined) => {
-      if (record?.kind === 'epic') this.ownAt[String(record.entityId)] = Date.now()
-    }
-    const creating = (_key: unknown, record: OutboxRecord) => own(record)
-    const updating = (_changes: unknown, _key: unknown, record: OutboxRecord) => own(record)
-    const deleting = (_key: unknown, record: OutboxRecord) => own(record)
-    db.outbox.hook('creating', creating)
-    db.outbox.hook('updating', updating)
-    db.outbox.hook('deleting', deleting)
+    const stopOwn = this.own.start()
     const stopComments = watchTables(db, [{ table: 'epicComments' }], () => this.newComments(), {
       next: (comments) => this.queue(() => this.readComments(comments)),
       error: () => undefined,
     })
     return () => {
-      db.outbox.hook('creating').unsubscribe(creating)
-      db.outbox.hook('updating').unsubscribe(updating)
-      db.outbox.hook('deleting').unsubscribe(deleting)
+      stopOwn()
       stopEffects()
       stopComments()
       clearTimeout(this.timer)
@@ -168,7 +158,7 @@ export class Notifier {
     for (const [id, now] of Object.entries(next)) {
       const was = before[id]
       if (!was || was.service === now.service || now.service === undefined) continue
-      if (Date.now() - (this.ownAt[id] ?? -Infinity) < OWN_MS) continue
+      if (this.own.changedWithin(id, OWN_MS)) continue
       const changes = epicChanges(was.epic, now.epic, names)
       if (changes.length === 0) continue
       this.add({ title: `“${now.epic.name}” changed`, body: changes.join('\n'), link: itemLink(this.options.workspace, 'epic', now.epic.id) })
