@@ -119,9 +119,13 @@ test('a downloaded update is offered as "Restart to update" in the status bar, S
   await expect(palette.getByRole('option').first()).toContainText('Restart to update')
   await page.keyboard.press('Escape')
 
-  // This main side has no updater, so it refuses, and says why.
+  // This main side has no updater, so it refuses, and says why; the window takes the main side's state again, and
+  // offers no restart that cannot happen.
   await restart.click()
   await expect(page.getByRole('region', { name: 'Notifications' }).getByText('The browser host does not update itself.')).toBeVisible()
+  await expect(restart).toHaveCount(0)
+  await expect(section.getByRole('button', { name: 'Restart to update' })).toHaveCount(0)
+  await expect(section.getByTestId('updates-line')).toContainText('The browser host does not update itself')
   // An error seen later stays in Settings, quietly.
   outpost.host.host.emit('outpost:updates', { status: 'error', current: '1.4.2', error: 'Could not check for updates: net::ERR_NAME_NOT_RESOLVED' })
   await expect(section.getByTestId('updates-line')).toContainText('The last look for updates failed: Could not check for updates: net::ERR_NAME_NOT_RESOLVED.')

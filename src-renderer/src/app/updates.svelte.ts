@@ -35,8 +35,20 @@ export class AppUpdates {
     }
   }
 
+  /**
+   * Restarts into the downloaded update. Refused (no update ready on the main side after all, or its install
+   * failed), the window takes the main side's state again, so "Restart to update" is not left offering what is
+   * not there; the refusal is thrown for the caller to tell.
+   */
   restart = async (): Promise<void> => {
-    await this.bridge?.call('outpost:updates.restart')
+    const bridge = this.bridge
+    if (!bridge) return
+    try {
+      await bridge.call('outpost:updates.restart')
+    } catch (error) {
+      this.state = await bridge.call('outpost:updates.get').catch(() => this.state)
+      throw error
+    }
   }
 }
 
