@@ -159,3 +159,42 @@ test('the new-epic dialog and a new doc keep what was written; a name or title p
   await editor.getByRole('button', { name: 'Create doc' }).click()
   await expect(page.getByRole('heading', { name: 'Field notes', level: 1 })).toBeVisible()
 })
+
+test('an epic name whose save is refused as the user leaves the epic is there, not saved, on return', async ({ service, outpost }) => {
+  const page = await outpost.open()
+  await signIn(page, service)
+  await waitForBootstrap(page)
+  const epics = await v4All(service.v4(), '/epics')
+  const target = epics.filter((e) => !e.archived).sort((a, b) => Date.parse(b.updated_at) - Date.parse(a.updated_at))[0]
+  const field = page.getByRole('textbox', { name: 'Epic name' })
+  const kept = page.getByRole('status').filter({ hasText: 'This name is not saved yet.' })
+
+  // The main side cannot keep changes in its journal for a moment (its disk refused): every save is refused.
+  const table = outpost.host.side.table
+  const append = table['outpost:journal.append']
+  table['outpost:journal.append'] = async () => {
+    throw new Error('ENOSPC: no space left on device')
+  }
+  await openNewest(page, target.name)
+  const typed = `${target.name}, typed as the disk filled`
+  await field.fill(typed)
+  // Leaving the epic saves the name: refused, and said so.
+  await goTo(page, 'Docs')
+  await expect(page.getByRole('region', { name: 'Notifications' })).toContainText('could not keep the change in its journal')
+  table['outpost:journal.append'] = append
+
+  // Back on the epic: the name typed, not saved, with the way to save it.
+  await openEpic(page, target.name)
+  await expect(field).toHaveValue(typed)
+  await expect(kept).toBeVisible()
+  expect(((await service.v3().get(`/epics/${target.id}`)).body as { name: string }).name).toBe(target.name)
+  await kept.getByRole('button', { name: 'Save name' }).click()
+  await expect(kept).toHaveCount(0)
+  await expect.poll(async () => ((await service.v3().get(`/epics/${target.id}`)).body as { name: string }).name, { timeout: 15_000 }).toBe(typed)
+})
+
+/** Opens an epic from the list by the name the list shows (the service's, while a typed one is not saved). */
+async function openEpic(page: Page, name: string): Promise<void> {
+  await goTo(page, 'Epics')
+  await epicRow(page, name).first().click()
+}
