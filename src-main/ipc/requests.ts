@@ -54,11 +54,11 @@ function fieldNames(value: unknown): string[] {
 
 /** The most a journal request carries: a change holds at most a doc's text, and a burst of them is a few. */
 const JOURNAL_MAX_CHARS = 8 * 1024 * 1024
-const JOURNAL_OPS = ['create', 'update', 'delete']
+const JOURNAL_OPS = ['create', 'update', 'delete', 'void']
 
-function journalIds(value: unknown): number[] {
-  if (!Array.isArray(value) || value.length > 100_000) invalid('ids must list at most 100000 journal ids')
-  return value.map((id, i) => positiveInt(id, `ids[${i}]`))
+function journalIds(value: unknown, what = 'ids'): number[] {
+  if (!Array.isArray(value) || value.length > 100_000) invalid(`${what} must list at most 100000 journal ids`)
+  return value.map((id, i) => positiveInt(id, `${what}[${i}]`))
 }
 
 /** An account's journal and some of its entries. */
@@ -89,6 +89,7 @@ function journalRecord(value: unknown, what: string): JournalRecord {
     ...(r.baseUpdatedAt !== undefined && { baseUpdatedAt: optionalText(r.baseUpdatedAt, 'baseUpdatedAt', 64) }),
     ...(staged && { staged }),
     ...(r.order !== undefined && { order: positiveInt(r.order, `${what}.order`) }),
+    ...(r.voids !== undefined && { voids: journalIds(r.voids, `${what}.voids`) }),
   }
 }
 

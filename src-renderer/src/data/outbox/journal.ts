@@ -116,8 +116,13 @@ const appendedIn = new WeakMap<object, number[]>()
  * room), and KeptInJournal is thrown. `scope` gets the list of what it appended so far, and a list to fill with
  * entries the transaction makes pointless without completing them (a change rewritten, discarded, cancelled): those
  * are confirmed once it has committed. Refused, the records that hold them are still there, and so must they be, or a
- * loss of the cache before the next start would lose the change; a crash between the two leaves them open with
- * nothing holding them, which the next start trims (restore.ts).
+ * loss of the cache before the next start would lose the change.
+ *
+ * A crash between the commit and that confirmation leaves them open with nothing holding them. The next start trims
+ * them when the cache survived (it applied the transaction); a lost cache cannot tell, and would bring back a change
+ * replaced or discarded. So the transaction also appends, before it commits, a mark that voids them (op 'void',
+ * confirmed with them; withdrawn with the rest if the transaction is refused): a restore into a lost cache queues
+ * neither the mark nor what it voids.
  */
 export async function journaledTransaction<T>(
   db: OutpostDb,
@@ -132,7 +137,9 @@ export async function journaledTransaction<T>(
     // Dexie keeps the transaction open across awaits only inside an async scope function.
     result = await db.transaction('rw', db.tables, async (tx) => {
       appendedIn.set(tx, appended)
-      return scope(appended, done)
+      const out = await scope(appended, done)
+      if (journal && done.length > 0) done.push(...(await journalInside(db, journal, [voidRecord(done)])))
+      return out
     })
   } catch (error) {
     if (journal && appended.length > 0 && options.keep?.(error)) {
@@ -148,6 +155,14 @@ export async function journaledTransaction<T>(
   if (journal && done.length > 0) await journal.confirm(done).catch(() => undefined)
   return result
 }
+
+/** The journal's mark that the entries `ids` are done with, whatever a restore finds of them (journaledTransaction). */
+export function voidRecord(ids: number[]): JournalRecord {
+  return { kind: 'outbox', entityId: 'void', op: 'void', payload: {}, voids: [...ids] }
+}
+
+/** Whether a journal entry is such a mark rather than a change. */
+export const isVoidMark = (record: JournalRecord): boolean => record.op === 'void'
 
 /** A write the cache refused, kept in the journal (journaledTransaction's `keep`): it is made once there is room. */
 export class KeptInJournal extends Error {

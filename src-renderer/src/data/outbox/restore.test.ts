@@ -3,6 +3,7 @@
 // open changes come back at the next start and reach the service exactly once,
 // those sent before the loss included; what was done with is trimmed.
 import { join } from 'node:path'
+import Dexie from 'dexie'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { epicsWithExternalId, v3, v4 } from '../../../../testing/service.ts'
 import { fileJournal, type FileJournal } from '../../../../testing/journal-kit.ts'
@@ -39,6 +40,23 @@ async function wipe(db: OutpostDb): Promise<OutpostDb> {
   const fresh = kit.openDb()
   await fresh.open()
   return fresh
+}
+
+/**
+ * The journal as a crash right after a transaction's commit leaves it: the confirmation made after the commit (of
+ * what the transaction made pointless) never reaches it. Those made inside a transaction, before its commit, do.
+ */
+function crashingAfterCommit(j: OutboxJournal): OutboxJournal & { dropped: number[] } {
+  const dropped: number[] = []
+  return {
+    ...j,
+    dropped,
+    confirm: (ids, map) => {
+      if (Dexie.currentTransaction) return j.confirm(ids, map)
+      dropped.push(...ids)
+      return Promise.reject(new Error('The app was killed.'))
+    },
+  }
 }
 
 /** Replays with the journal until nothing is left to send. */
@@ -153,11 +171,14 @@ describe('the outbox journal', () => {
     fault.full = true
     await act.deleteEpic(created.entityId)
     fault.full = false
-    // The cache still has the create; the journal has both (confirmed before the commit, the create would be lost).
+    // The cache still has the create; the journal has both (confirmed before the commit, the create would be lost),
+    // and the deletion's mark that it made the create pointless, kept with it (a restore queues the deletion, which
+    // cancels the create again).
     expect((await outboxRecords(db)).map((r) => r.op)).toEqual(['create'])
     expect((await journal.read()).entries.map((e) => [e.record.op, e.kept === true])).toEqual([
       ['create', false],
       ['delete', true],
+      ['void', true],
     ])
 
     const fresh = await wipe(db)
@@ -494,5 +515,78 @@ describe('the outbox journal', () => {
     await act.deleteEpic(gone)
     await expect(act.updateEpic(gone, { name: 'After its deletion' })).rejects.toThrow()
     expect((await journal.read()).entries).toEqual([])
+  })
+
+  describe('a crash between a commit and its confirmation, then the cache lost', () => {
+    it('a failed change fixed by the user comes back as fixed, never as it was', async () => {
+      const act = actionsFor(kit.db, offline(kit.transport), { journal })
+      await act.createLabel({ name: 'Taken meanwhile' })
+      expect((await v3(kit.service, kit.service.tokens.member).post('/labels', { name: 'Taken meanwhile' })).status).toBe(201)
+      await replayAll(kit.db)
+      const [failed] = await outboxRecords(kit.db, ['failed'])
+      const crashing = crashingAfterCommit(journal)
+      await actionsFor(kit.db, offline(kit.transport), { journal: crashing }).retry(failed.seq!, { name: 'Mine instead' })
+      expect(crashing.dropped.length).toBeGreaterThan(0)
+
+      const fresh = await wipe(kit.db)
+      expect(await restoreFromJournal(fresh, journal)).toMatchObject({ restored: 1 })
+      expect((await outboxRecords(fresh)).map((r) => r.payload.name)).toEqual(['Mine instead'])
+      await replayAll(fresh)
+      expect(await outboxStatus(fresh)).toMatchObject({ pending: 0, failed: 0, conflicts: 0 })
+      const names = ((await v3(kit.service).get('/labels')).body as { name: string }[]).map((l) => l.name)
+      expect(names.filter((n) => n === 'Mine instead')).toHaveLength(1)
+      expect((await journal.read()).entries).toEqual([])
+      fresh.close()
+    })
+
+    it('a discarded change does not come back', async () => {
+      const act = actionsFor(kit.db, offline(kit.transport), { journal })
+      await act.updateEpic(epics[0].id, { name: 'Discarded' })
+      const [record] = await outboxRecords(kit.db)
+      await actionsFor(kit.db, offline(kit.transport), { journal: crashingAfterCommit(journal) }).discard(record.seq!)
+
+      const fresh = await wipe(kit.db)
+      expect(await restoreFromJournal(fresh, journal)).toMatchObject({ restored: 0 })
+      expect(await outboxRecords(fresh)).toEqual([])
+      expect((await journal.read()).entries).toEqual([])
+      fresh.close()
+    })
+
+    it('a conflict resolved as the service has it does not come back', async () => {
+      const { db } = kit
+      const epic = epics[0]
+      await actionsFor(db, offline(kit.transport), { journal }).updateEpic(epic.id, { name: 'Mine' })
+      expect((await v4(kit.service, kit.service.tokens.member).patch(`/epics/${epic.id}`, { name: 'Theirs' })).status).toBe(200)
+      expect(await replayFast(db, kit.transport, { journal })).toMatchObject({ conflicts: 1 })
+      const [record] = await outboxRecords(db, ['conflict'])
+      await resolveConflict(db, record.seq!, 'theirs', { journal: crashingAfterCommit(journal) })
+
+      const fresh = await wipe(db)
+      expect(await restoreFromJournal(fresh, journal)).toMatchObject({ restored: 0 })
+      expect(await outboxRecords(fresh)).toEqual([])
+      await fillCache(fresh, kit.transport)
+      await replayAll(fresh)
+      expect((await v3(kit.service).get(`/epics/${epic.id}`)).body).toMatchObject({ name: 'Theirs' })
+      fresh.close()
+    })
+
+    it('a crash before the commit (the mark appended, the transaction not made) leaves a surviving cache as it was', async () => {
+      const act = actionsFor(kit.db, offline(kit.transport), { journal })
+      await act.updateEpic(epics[0].id, { name: 'Kept' })
+      const [record] = await outboxRecords(kit.db)
+      // The discard's transaction appends its mark, then dies before committing (its withdrawal never sent).
+      const dying: OutboxJournal = { ...journal, confirm: () => Promise.reject(new Error('The app was killed.')) }
+      await expect(
+        kit.db.transaction('rw', kit.db.tables, async () => {
+          await actionsFor(kit.db, offline(kit.transport), { journal: dying }).discard(record.seq!)
+          throw new Error('The app was killed.')
+        }),
+      ).rejects.toThrow()
+      expect((await journal.read()).entries.some((e) => e.record.op === 'void')).toBe(true)
+      // The cache survived and still holds the change: the mark is trimmed, the change stays.
+      await restoreFromJournal(kit.db, journal)
+      expect((await outboxRecords(kit.db)).map((r) => r.payload.name)).toEqual(['Kept'])
+      expect((await journal.read()).entries.map((e) => e.record.op)).toEqual(['update'])
+    })
   })
 })

@@ -14,7 +14,12 @@
 // - an entry kept in the journal only (its write found storage full, and the
 //   user was told it is kept) is queued now, whatever the cache applied since;
 //   the cache notes it as taken in, and once no record holds it (sent and
-//   confirmed, or discarded by the user) it is done with like any other.
+//   confirmed, or discarded by the user) it is done with like any other;
+// - a void mark (journal.ts: a transaction made those entries pointless, and a
+//   crash came before it could confirm them) is never queued: a cache that
+//   follows the journal applied it or not, and what it voids is held by a
+//   record or trimmed as above; into a cache that does not, what it voids is
+//   not restored either (the user's fix, discard or resolve stands).
 // Run again once there is room after such a write (data-layer.ts).
 //
 // What local ids became (confirmed creates) comes back too, so a restored
@@ -26,7 +31,7 @@ import { outboxLockName, platformLock, type LockFn } from '../lock.ts'
 import { recordProblem } from '../row-checks.ts'
 import type { EntityId, EntityKind } from '../types.ts'
 import { rememberServerId, resolveId } from './ids.ts'
-import { JOURNAL_KEY, journalAgain, journaledTransaction, journalIdsOf, noteApplied, RESTORED_KEY, type JournalMark, type OutboxJournal, type Restored } from './journal.ts'
+import { isVoidMark, JOURNAL_KEY, journalAgain, journaledTransaction, journalIdsOf, noteApplied, RESTORED_KEY, type JournalMark, type OutboxJournal, type Restored } from './journal.ts'
 import { isLocalId, localIdsIn, replaceId } from './kinds.ts'
 import { enqueue, forgetLocalEntity, type NewRecord } from './queue.ts'
 
@@ -83,7 +88,9 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       // In the order the changes were made (one journaled again keeps the place of the one it replaces).
       const missing = state.entries.filter((e) => !held.has(e.id)).sort((a, b) => placeOf(a) - placeOf(b) || a.id - b.id)
       const taken = new Set(follows ? (mark.taken ?? []) : [])
-      const restore = missing.filter((e) => !follows || e.id > mark.upTo || (e.kept && !taken.has(e.id)))
+      // A kept mark is of a change that is queued again itself (and voids again what it voided).
+      const voided = new Set(follows ? [] : state.entries.flatMap((e) => (isVoidMark(e.record) && !e.kept ? (e.record.voids ?? []) : [])))
+      const restore = missing.filter((e) => !isVoidMark(e.record) && !voided.has(e.id) && (!follows || e.id > mark.upTo || (e.kept && !taken.has(e.id))))
       const lost = restore.filter((e) => !(follows && e.kept)).length
       done.push(...missing.filter((e) => !restore.includes(e)).map((e) => e.id))
       // Creates the cache still holds (in flight, their answer's write refused) though the journal knows what they
@@ -112,7 +119,7 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       const kept = state.entries.filter((e) => e.kept && (taken.has(e.id) || restored.has(e.id))).map((e) => e.id)
       await noteApplied(db, state.epoch, [state.lastId], { follow: true, taken: kept })
       if (lost > 0) await db.meta.put({ key: RESTORED_KEY, value: { count: lost, at: now } satisfies Restored })
-      return { restored: lost, kept: restore.length - lost, trimmed: missing.length - restore.length, journaled }
+      return { restored: lost, kept: restore.length - lost, trimmed: missing.filter((e) => !isVoidMark(e.record)).length - restore.length, journaled }
     })
   })
 
