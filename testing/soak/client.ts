@@ -11,6 +11,7 @@
 // without idempotency keys on the service). The journal of queued changes is
 // the main side's: it outlives the lives, and a life may start on a store
 // wiped since the last one (restored from the journal).
+import Dexie from 'dexie'
 import { IDBKeyRange, type IDBFactory } from 'fake-indexeddb'
 import { Gateway } from '../../src-main/gateway/index.ts'
 import type { RunningService } from '../../src-server/index.ts'
@@ -44,9 +45,14 @@ export interface Shared {
   quota: QuotaFault & { kept: number }
   /** The main side's journal of queued changes: it outlives the window's lives (and their wiped stores). */
   journal: OutboxJournal
+  /**
+   * Asked as a transaction that made journal entries pointless has committed, before it confirms them: true, and the
+   * app dies right then (a crash in the narrow window between the cache's commit and the journal hearing of it).
+   */
+  crashAfterCommit: () => boolean
 }
 
-export type KillReason = 'calls' | 'idle' | 'end'
+export type KillReason = 'calls' | 'idle' | 'commit' | 'end'
 
 export interface Life {
   readonly id: number
@@ -101,7 +107,8 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
   let deferred: KillReason | undefined
   const kill = (reason: KillReason) => {
     if (dead) return
-    if (acting > 0 && reason !== 'end') {
+    // A crash does not wait for the user's action; the soak's kills otherwise land between actions.
+    if (acting > 0 && reason !== 'end' && reason !== 'commit') {
       deferred ??= reason
       return
     }
@@ -143,7 +150,14 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
     sent: alive((ids) => shared.journal.sent(ids)),
     unsent: alive((ids) => shared.journal.unsent(ids)),
     kept: alive((ids) => shared.journal.kept(ids)),
-    confirm: alive((ids, map) => shared.journal.confirm(ids, map)),
+    confirm: alive((ids, map) => {
+      // Made outside a transaction: the confirmation of what a committed one made pointless (journal.ts).
+      if (!Dexie.currentTransaction && shared.crashAfterCommit()) {
+        kill('commit')
+        return Promise.reject(killed())
+      }
+      return shared.journal.confirm(ids, map)
+    }),
     read: alive(() => shared.journal.read()),
   }
 
@@ -185,6 +199,8 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
     transport,
     journal,
     ready: () => engine.restore(),
+    // As in the window: a committed change tells the replay itself.
+    onQueued: () => engine.queued(),
     onStorageFull: (kept) => {
       if (kept) shared.quota.kept++
       void engine.storageFull()

@@ -34,6 +34,7 @@ import { startLife, type KillReason, type Life, type Pace, type Shared } from '.
 import { linkKey, Model, REF_FIELDS, splitLinkKey, TAG_FIELD, type Entity, type Kind } from './model.ts'
 import { readServiceState } from './service-state.ts'
 import { verify } from './verify.ts'
+import { watchWaits, type WaitWatch, type Waits } from './waits.ts'
 
 export interface SoakOptions {
   seed: number
@@ -55,6 +56,11 @@ export interface SoakReport {
   wrong: number
   /** Records failed or in conflict once everything else was sent (each a change that did not go through as made). */
   stuck: number
+  /**
+   * How long changes made while the service was reachable and nothing failed waited for their request: the longest
+   * must be at most MAX_ONLINE_WAIT_MS (a change that sits while online is stuck, however sure it is to go later).
+   */
+  waits: Waits
   /** Actions refused on entities the user could see (not "not found"). */
   refused: number
   /** One line per finding. */
@@ -70,7 +76,8 @@ export interface SoakStats {
   lives: number
   /** Lives that started on a store wiped since the last one (the journal kept): its changes restored from the journal. */
   wipes: { count: number; restored: number }
-  kills: { midBootstrap: number; midReplay: number; midSync: number; idle: number }
+  /** afterCommit: between a transaction's commit and the journal's confirmation of what it made pointless. */
+  kills: { midBootstrap: number; midReplay: number; midSync: number; idle: number; afterCommit: number }
   offline: number
   /** Spells of storage full (cache writes refused), and the user's changes refused during them (said to the user, not made). */
   quota: { spells: number; refused: number; changesKept: number; changesRefused: number }
@@ -93,6 +100,9 @@ export interface SoakStats {
 
 export const DEFAULT_PACE: Pace = { max: 200, windowMs: 1000 }
 
+/** The longest a change made while all was clear may wait for its request (ms). */
+export const MAX_ONLINE_WAIT_MS = 2000
+
 const NO_FAULTS: Faults = { latencyMs: 0, failRate: 0, dropRate: 0, dropAfterCommitRate: 0 }
 
 type Outcome = 'done' | 'skip'
@@ -102,6 +112,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const pace = options.pace ?? DEFAULT_PACE
   const log = options.log ?? (() => undefined)
   const random = seededRandom(0x5eed + options.seed * 7919)
+  const crashes = seededRandom(0xc0de + options.seed * 7919)
   const int = (n: number) => Math.floor(random() * n)
   const chance = (p: number) => random() < p
   const pick = <T>(list: readonly T[]): T | undefined => (list.length ? list[int(list.length)] : undefined)
@@ -114,6 +125,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
   // The service's answers, counted by status (what the faults and bursts made of the run).
   const answers = { rateLimited: 0, failed: 0 }
+  /** How long the user's changes wait for their request while all is clear (started with the first life). */
+  let waits: WaitWatch | undefined
   const service = await testService({
     seed: 'demo',
     faultSeed: options.seed,
@@ -122,6 +135,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const status = Number(line.split(' ')[2])
       if (status === 429) answers.rateLimited++
       else if (status >= 500) answers.failed++
+      if (status === 429 || status >= 500) waits?.trouble()
     },
   })
   const folder = await mkdtemp(join(tmpdir(), 'outpost-soak-'))
@@ -137,6 +151,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // Refused at the commit, as Chromium refuses it.
     quota: { full: false, refused: 0, at: 'commit', kept: 0 },
     journal,
+    // Not while storage is full: a confirmation then is as often the withdrawal of a write the cache refused. Its own
+    // draws: asked at moments the run's timing decides, they would shift every later choice of the seed's.
+    crashAfterCommit: () => !shared.quota.full && crashes() < 0.15,
   }
   // Keeps the HTTP agent open across lives (the last gateway to close an origin closes its connections).
   const keeper = new Gateway({ baseUrl: service.baseUrl, workspaceSlug: service.workspace, token: service.tokens.admin, tokenKind: 'v4' })
@@ -149,7 +166,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     skipped: 0,
     lives: 0,
     wipes: { count: 0, restored: 0 },
-    kills: { midBootstrap: 0, midReplay: 0, midSync: 0, idle: 0 },
+    kills: { midBootstrap: 0, midReplay: 0, midSync: 0, idle: 0, afterCommit: 0 },
     offline: 0,
     quota: { spells: 0, refused: 0, changesKept: 0, changesRefused: 0 },
     faultChanges: 0,
@@ -170,6 +187,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let duplicated = 0
   let bootstrapped = false
   let burst: ReturnType<typeof setTimeout> | undefined
+  let bursting = false
+  /** The service's faults now. */
+  let faults: Faults = NO_FAULTS
 
   // ---- lives ----
   const running = new Map<Life, { replay: number; sync: number }>()
@@ -179,14 +199,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     stats.lives++
     running.set(life, { replay: 0, sync: 0 })
     void life.died.then((reason: KillReason) => {
+      waits?.trouble()
       const r = running.get(life)!
       if (reason === 'end') return
-      if (r.sync > 0 && !bootstrapped) stats.kills.midBootstrap++
+      if (reason === 'commit') stats.kills.afterCommit++
+      else if (r.sync > 0 && !bootstrapped) stats.kills.midBootstrap++
       else if (r.replay > 0) stats.kills.midReplay++
       else if (r.sync > 0) stats.kills.midSync++
       else stats.kills.idle++
     })
-    // The app starting: it syncs, and replays what the last run left queued.
+    // The app starting: it syncs, and replays what the last run left queued. Afterwards each change the user makes
+    // tells the replay itself (client.ts); the main side asks again on reconnect and now and then (events below).
     background(life, 'sync')
     background(life, 'replay')
     return life
@@ -223,6 +246,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
 
   let life = newLife()
+  // While nothing stands in the way, how long the user's changes wait for their request.
+  const faultless = () => faults.dropRate === 0 && faults.dropAfterCommitRate === 0 && faults.failRate === 0
+  waits = watchWaits({
+    clear: () => shared.net.online && faultless() && !shared.quota.full && !bursting && !life.dead,
+    app: () => (life.dead ? null : { db: life.db, id: life.id }),
+  })
 
   // ---- what the user sees ----
   const visible = async (kind: EntityKind, ref: EntityId) => (await mergedOne(life.db, kind, ref)) !== undefined
@@ -808,8 +837,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
 
   const events: { weight: number; run: () => Promise<void> }[] = [
-    { weight: 6, run: async () => background(life, 'replay') },
-    { weight: 3, run: async () => void (await awaited(life, 'replay')) },
+    // The main side's replay-now (window focus, resume, its timer), and the user's Send now, awaited.
+    { weight: 1, run: async () => background(life, 'replay') },
+    { weight: 1, run: async () => void (await awaited(life, 'replay')) },
     { weight: 3, run: async () => background(life, 'sync', chance(0.2)) },
     { weight: 1.5, run: async () => void (await awaited(life, 'sync', chance(0.2))) },
     {
@@ -817,12 +847,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       run: async () => {
         shared.net.online = !shared.net.online
         if (!shared.net.online) stats.offline++
+        // Back: the main side's reconnect asks for a replay.
+        else background(life, 'replay')
       },
     },
     {
       weight: 2,
       run: async () => {
-        service.setFaults(faultProfile())
+        faults = faultProfile()
+        service.setFaults(faults)
         stats.faultChanges++
       },
     },
@@ -842,9 +875,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       run: async () => {
         // A burst the gateway's pacing cannot see coming: the service allows 2 requests a second for a moment.
         stats.rateLimitBursts++
+        bursting = true
         service.setRateLimit({ max: 2, windowMs: 1000 })
         clearTimeout(burst)
-        burst = setTimeout(() => service.setRateLimit(pace), 1200)
+        burst = setTimeout(() => {
+          service.setRateLimit(pace)
+          bursting = false
+        }, 1200)
       },
     },
     {
@@ -930,8 +967,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   for (; done < options.ops; step++) {
     if (shared.quota.full && step >= quotaUntil) shared.quota.full = false
     if (life.dead) {
+      const reason = await life.died
       await bury(life)
-      if (chance(0.12)) await wipe()
+      // After a crash between a commit and its confirmation, the store is often lost too: what the journal still
+      // holds open then must not bring back a change the user replaced or discarded.
+      if (chance(reason === 'commit' ? 0.5 : 0.12)) await wipe()
       life = newLife()
     }
     if (chance(0.22)) {
@@ -939,11 +979,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       await (events.find((x) => (roll -= x.weight) < 0) ?? events[0]).run()
       continue
     }
-    if ((await act()) === 'done') {
-      done++
-      // Main asks for a replay after a write (when online); often it is still going when the next write comes.
-      if (chance(0.3)) background(life, 'replay')
-    } else stats.skipped++
+    if ((await act()) === 'done') done++
+    else stats.skipped++
     if (done >= nextLog) {
       nextLog += options.every ?? 1000
       const status = await outboxStatus(life.db).catch(() => null)
@@ -952,7 +989,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
 
   // ---- the end: online, no faults, everything sent ----
+  const waited = await waits.stop()
+  waits = undefined
   clearTimeout(burst)
+  faults = NO_FAULTS
   service.setFaults(NO_FAULTS)
   service.setRateLimit(pace)
   shared.net.online = true
@@ -1026,6 +1066,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     duplicated: verdict.duplicated + duplicated,
     wrong: verdict.wrong,
     stuck,
+    waits: waited,
     refused,
     details,
     cache,

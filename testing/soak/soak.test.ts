@@ -4,6 +4,7 @@
 // intended. The long one is `npm run soak -- --seed S --ops 10000`.
 import { describe, expect, it } from 'vitest'
 import { formatReport, runSoak } from './index.ts'
+import { MAX_ONLINE_WAIT_MS } from './runner.ts'
 
 const OPS = 300
 
@@ -17,6 +18,9 @@ describe('the chaos soak', () => {
       expect(report.stats.kills.midBootstrap + report.stats.kills.midReplay, text).toBeGreaterThan(0)
       expect(Object.keys(report.stats.actions).length, text).toBeGreaterThanOrEqual(20)
       expect(report.stats.actions.createLabel, text).toBeGreaterThan(0)
+      // Changes made while all was clear went at once (their waits were measured, and none sat).
+      expect(report.waits.measured, text).toBeGreaterThan(0)
+      expect(report.waits.longestMs, text).toBeLessThanOrEqual(MAX_ONLINE_WAIT_MS)
       expect({ lost: report.lost, duplicated: report.duplicated, wrong: report.wrong, stuck: report.stuck, refused: report.refused }, text).toEqual({
         lost: 0,
         duplicated: 0,

@@ -1,0 +1,125 @@
+// How long the user's changes wait for their request while nothing stands in
+// their way: the service reachable, no faults, no 429 burst, no storage full,
+// the app alive, no failure answered meanwhile. A change made then must be on
+// its way at once (the data layer is told by the write itself); one that sits
+// is a lost wakeup, however sure it is to go at the next reconnect or timer.
+//
+// The outbox is read every POLL_MS. A record counts from its enqueue (or from
+// when it became ready: what it waits for, a create it names say, was done)
+// until it is no longer a queued, never-sent record: marked in flight just
+// before its request, or merged, cancelled or discarded. A change made while
+// something stood in the way, or a wait that trouble cut into, is not counted.
+import type { OutpostDb } from '../../src-renderer/src/data/db.ts'
+import { outboxRecords } from '../../src-renderer/src/data/outbox/index.ts'
+import { readyRecords } from '../../src-renderer/src/data/outbox/replay.ts'
+
+const POLL_MS = 25
+
+export interface Waits {
+  /** Changes whose wait was measured from start to end. */
+  measured: number
+  /** The longest of them (ms), and which change it was. */
+  longestMs: number
+  longest: string | null
+}
+
+export interface WaitWatch {
+  /** Something failed just now (a 429 or 5xx answered, a kill): waits under way are not counted. */
+  trouble(): void
+  /** Stops watching; what is still waiting now counts as it stands. */
+  stop(): Promise<Waits>
+}
+
+export function watchWaits(options: {
+  /** Whether nothing stands in the way now. */
+  clear: () => boolean
+  /** The running app's cache and an id for it (a record's seq is its cache's), or null between lives. */
+  app: () => { db: OutpostDb; id: number } | null
+}): WaitWatch {
+  const waits: Waits = { measured: 0, longestMs: 0, longest: null }
+  /** Records waiting while clear: when they started, and what they are. */
+  const waiting = new Map<string, { since: number; what: string }>()
+  /** Records seen not ready yet (they start when they become ready, not at their enqueue). */
+  const notReady = new Set<string>()
+  let clearSince: number | null = null
+  let troubled = false
+  let lastPoll = Date.now()
+  let stopped = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let polling: Promise<void> = Promise.resolve()
+
+  const note = (ms: number, what: string) => {
+    waits.measured++
+    if (ms > waits.longestMs) {
+      waits.longestMs = ms
+      waits.longest = what
+    }
+  }
+  const forget = () => {
+    waiting.clear()
+    notReady.clear()
+    clearSince = null
+    troubled = false
+  }
+
+  const poll = async () => {
+    const app = options.app()
+    if (!app || troubled || !options.clear()) return forget()
+    const started = Date.now()
+    clearSince ??= started
+    let records
+    try {
+      records = await outboxRecords(app.db)
+    } catch {
+      // The app died under the read (its cache closed).
+      return forget()
+    }
+    if (troubled || !options.clear() || options.app()?.id !== app.id) return forget()
+    const now = Date.now()
+    const ready = new Set(readyRecords(records).map((r) => r.seq))
+    const still = new Set<string>()
+    for (const r of records) {
+      const key = `${app.id}:${r.seq}`
+      // Queued while something stood in the way, or sent before: not a change made while all was clear.
+      if (r.state !== 'pending' || r.attempts > 0 || r.createdAt < clearSince) continue
+      if (!ready.has(r.seq)) {
+        notReady.add(key)
+        continue
+      }
+      still.add(key)
+      if (!waiting.has(key)) {
+        const ahead = records.filter((x) => x.seq! < r.seq! && ready.has(x.seq)).length
+        waiting.set(key, { since: notReady.has(key) ? lastPoll : r.createdAt, what: `${r.op} ${r.kind} ${r.entityId}, ${ahead} queued before it` })
+      }
+    }
+    for (const [key, w] of waiting) {
+      if (still.has(key)) continue
+      note(now - w.since, w.what)
+      waiting.delete(key)
+      notReady.delete(key)
+    }
+    lastPoll = started
+  }
+
+  const loop = () => {
+    if (stopped) return
+    polling = poll().finally(() => {
+      timer = setTimeout(loop, POLL_MS)
+    })
+  }
+  loop()
+
+  return {
+    trouble: () => {
+      troubled = true
+    },
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await polling
+      const now = Date.now()
+      for (const w of waiting.values()) note(now - w.since, `${w.what} (still waiting)`)
+      return waits
+    },
+  }
+}
