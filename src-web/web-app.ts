@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { startService, type RunningService } from '../src-server/index.ts'
 import { previousDemo, previousPort, wantsDemo } from '../src-main/demo.ts'
 import { demoLauncher } from '../src-main/demo-service.ts'
-import { openMainSide, type MainSide } from '../src-main/main-side.ts'
+import { openMainSide, type MainSide, type MainSideOptions } from '../src-main/main-side.ts'
 import { createGateway, type GatewayOptions } from '../src-main/gateway/gateway.ts'
 import { KeychainStore, loadKeytar } from '../src-main/secrets/keychain.ts'
 import { reasonOf, type SecretStore } from '../src-main/secrets/secret-store.ts'
@@ -35,6 +35,11 @@ export interface WebAppOptions {
   maxFileBytes?: number
   /** Each call a page made, once answered (HostOptions.onCall). */
   onCall?: HostOptions['onCall']
+  /**
+   * What the desktop app's shell does with a file (Electron's shell.openPath and showItemInFolder), for
+   * tests of the window's side of it. A browser host has neither: files.open answers `unsupported`.
+   */
+  desktopShell?: Pick<MainSideOptions, 'openPath' | 'showItemInFolder'>
 }
 
 export interface WebApp {
@@ -106,6 +111,7 @@ export async function startWebApp(options: WebAppOptions): Promise<WebApp> {
       syncIntervalMs: options.syncIntervalMs,
       createGateway: options.rateLimit ? (gateway) => createGateway({ ...gateway, rateLimit: options.rateLimit }) : undefined,
       // No openPath: a browser cannot hand a file to an app of this computer (files.open answers `unsupported`).
+      ...options.desktopShell,
       demo,
     })
     host.attach(side)
