@@ -1,18 +1,8 @@
 // 5. The same field changed on the service and offline: back online, the
 // conflict is shown (pending panel, then side by side) and resolved: "mine"
 // sends mine over theirs, "theirs" keeps the service's; the service is checked.
-import { epicRow, expect, expectOnline, openPendingPanel, pendingButton, screens, signIn, test, v4All, waitForBootstrap, type OutpostApp } from '../fixtures/outpost.ts'
+import { epicRow, expect, expectOnline, openPendingPanel, pendingButton, renameEpic, screens, signIn, test, v4All, waitForBootstrap, type OutpostApp } from '../fixtures/outpost.ts'
 import type { Page } from '@playwright/test'
-
-async function rename(page: Page, from: string, to: string): Promise<void> {
-  await epicRow(page, from).first().click()
-  const name = page.getByRole('textbox', { name: 'Epic name' })
-  await expect(name).toHaveValue(from)
-  await name.fill(to)
-  await name.press('Enter')
-  await expect(page.getByText('Pending sync')).toBeVisible()
-  await page.getByRole('button', { name: 'Epics', exact: true }).click()
-}
 
 async function backOnline(page: Page, outpost: OutpostApp, start: () => Promise<void>): Promise<void> {
   await start()
@@ -33,8 +23,8 @@ test('a field changed both here (offline) and on the service is resolved with mi
   const theirsB = `${b.name} (theirs)`
 
   await service.stop()
-  await rename(page, a.name, mineA)
-  await rename(page, b.name, mineB)
+  await renameEpic(page, a.name, mineA)
+  await renameEpic(page, b.name, mineB)
 
   // Meanwhile someone renames both on the service.
   await service.whileAway(async ({ v4 }) => {

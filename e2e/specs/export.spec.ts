@@ -6,9 +6,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from '@playwright/test'
-import { expect, expectOffline, goTo, screens, signIn, test, v4All, waitForBootstrap, type LocalService } from '../fixtures/outpost.ts'
+import { expect, expectOffline, goTo, holdExportAt, screens, signIn, test, v4All, waitForBootstrap, type LocalService } from '../fixtures/outpost.ts'
 import { fileFolder, findCached } from '../../src-main/files/file-cache.ts'
-import type { HandlerTable } from '../../src-main/ipc/dispatch.ts'
 
 /** Every comment of a v3 thread list, replies included. */
 function flatten(comments: any[]): any[] {
@@ -46,22 +45,6 @@ async function exportedFolder(page: Page): Promise<string> {
   const tray = page.getByRole('region', { name: 'Export' })
   await expect(tray.getByText(/exported$/)).toBeVisible({ timeout: 30_000 })
   return (await tray.locator('.path').textContent())!.trim()
-}
-
-/**
- * Holds the export at its nth write (the demo workspace exports in well under a second), to see it
- * under way; `release` lets it go on, `restore` puts the main side's handler back.
- */
-function holdExportAt(table: HandlerTable, nth: number) {
-  const write = table['outpost:export.write']
-  let writes = 0
-  let release!: () => void
-  const held = new Promise<void>((resolve) => (release = resolve))
-  table['outpost:export.write'] = async (request) => {
-    if (++writes === nth) await held
-    return write(request)
-  }
-  return { release, restore: () => (table['outpost:export.write'] = write), writes: () => writes }
 }
 
 const read = (folder: string, path: string) => readFileSync(join(folder, path), 'utf8')

@@ -17,6 +17,7 @@ import {
   pendingButton,
   screens,
   signIn,
+  spoil,
   statusBar,
   test,
   v4All,
@@ -129,29 +130,6 @@ test('a label created by name on an epic, online and offline, reaches the servic
   // The chip names the label, now under its service id.
   await expect(page.getByRole('button', { name: 'Labels' })).toContainText(offline)
 })
-
-/** Writes rows straight into the workspace's IndexedDB, as a broken disk or another program would. */
-async function spoil(page: Page, table: string, rows: unknown[]): Promise<void> {
-  await page.evaluate(
-    async ({ table, rows }) => {
-      const name = (await indexedDB.databases()).map((d) => d.name).find((n) => n?.startsWith('outpost:'))
-      if (!name) throw new Error('no workspace database')
-      const db = await new Promise<IDBDatabase>((resolve, reject) => {
-        const open = indexedDB.open(name)
-        open.onsuccess = () => resolve(open.result)
-        open.onerror = () => reject(open.error)
-      })
-      await new Promise<void>((resolve, reject) => {
-        const tx = db.transaction(table, 'readwrite')
-        for (const row of rows) tx.objectStore(table).put(row)
-        tx.oncomplete = () => resolve()
-        tx.onerror = () => reject(tx.error)
-      })
-      db.close()
-    },
-    { table, rows },
-  )
-}
 
 test('records the app cannot read are told in the status bar and listed', async ({ service, outpost, context }, info) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'])
