@@ -3,6 +3,7 @@
 import Ajv, { type ErrorObject } from 'ajv'
 import addFormats from 'ajv-formats'
 import sjson from 'secure-json-parse'
+import compress from '@fastify/compress'
 import Fastify, { type FastifyReply, type FastifyError, type RouteOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { authenticate, checkAdmin, checkNotObserver, checkWrite, type Auth, Tokens } from './auth.ts'
@@ -36,6 +37,11 @@ export interface AppOptions {
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 /** Answers longer than this (characters) are sent as a Buffer. */
 const LARGE_ANSWER = 16 * 1024
+/**
+ * Answers of at least this many bytes are compressed when the request's Accept-Encoding allows it (brotli
+ * preferred, then gzip); smaller ones, and every answer to a request that does not ask, go as they are.
+ */
+export const COMPRESS_THRESHOLD = 1024
 
 export function buildApp(options: AppOptions): ApiApp {
   const { ctx, limiter } = options
@@ -121,6 +127,10 @@ export function buildApp(options: AppOptions): ApiApp {
 
   app.setErrorHandler((error: FastifyError | ApiError, _req, reply) => sendError(reply, toApiError(error)))
   app.setNotFoundHandler((req, reply) => sendError(reply, ApiError.notFound(`No such operation: ${req.method} ${redact(req.url.split('?')[0])}.`)))
+
+  // Registered before the resource plugins so that their routes get its onSend hook; that hook is the
+  // route's own, so it runs after the app's (the journal reads the answer before it is compressed).
+  app.register(compress, { threshold: COMPRESS_THRESHOLD, encodings: ['br', 'gzip'], globalDecompression: false })
 
   app.get('/', async () => ({ service: 'outpost-local', workspace: ctx.workspace.slug, api: ['/api/v3', `/api/v4/${ctx.workspace.slug}`] }))
 
