@@ -20,6 +20,7 @@ import {
 } from '../../src-shared/api/operations.ts'
 import { UPLOAD_FILE_FIELDS, UPLOAD_STORY_FIELD } from '../../src-shared/api/v3/files.ts'
 import { DEFAULT_TIMEOUTS, leaseAgent, type AgentLease, type Timeouts } from './agents.ts'
+import { ACCEPT_ENCODING, AnswerTooLargeError, MAX_ANSWER_BYTES, readBody } from './answer.ts'
 import { contentTypeOf } from '../../src-shared/content-types.ts'
 import { GatewayError, classifyTransport, httpError, transportError, type TransportFailure } from './errors.ts'
 import { multipartBody } from './multipart.ts'
@@ -45,6 +46,8 @@ export interface GatewayOptions {
   retry?: Partial<RetryPolicy>
   /** Told after every attempt whether the service was reached (any HTTP answer) or not. */
   onReachability?: (online: boolean) => void
+  /** The most one answer may hold once decoded, in bytes (MAX_ANSWER_BYTES); past it the call fails as `too-large`. */
+  maxAnswerBytes?: number
 }
 
 /** A request of operation N as the gateway takes it: the contract's request, and a signal to abort it. */
@@ -111,6 +114,7 @@ export class Gateway {
   private readonly pacer: Pacer
   private readonly lease: AgentLease
   private readonly onReachability?: (online: boolean) => void
+  private readonly maxAnswerBytes: number
 
   constructor(options: GatewayOptions) {
     this.base = checkBaseUrl(options.baseUrl)
@@ -126,6 +130,7 @@ export class Gateway {
     this.pacer = new Pacer({ ...limit, concurrency: options.concurrency ?? 6, clock: this.clock, sleep: this.sleep })
     this.lease = leaseAgent(this.base.origin, { ...DEFAULT_TIMEOUTS, ...options.timeouts })
     this.onReachability = options.onReachability
+    this.maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES
   }
 
   /** Requests waiting for their turn (rate limit, concurrency or a 429 pause). */
@@ -140,7 +145,7 @@ export class Gateway {
     if (op.multipart) throw new TypeError(`${name} sends files: use upload()`)
     if (op.method === 'GET' && opts.body !== undefined) throw new TypeError(`${name} is a GET and takes no body`)
     const url = this.urlOf(op, fillPath(op.path, opts.params), opts.query)
-    const headers: Record<string, string> = { ...this.headersFor(op.api, name), accept: 'application/json' }
+    const headers: Record<string, string> = { ...this.headersFor(op.api, name), accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING }
     let body: (() => string) | undefined
     if (opts.body !== undefined) {
       const json = JSON.stringify(opts.body)
@@ -156,7 +161,7 @@ export class Gateway {
       idempotent: op.idempotent,
       lane: opts.lane ?? (op.kind === 'write' ? 'user-write' : 'user-read'),
       signal: opts.signal,
-      accept: readAnswer as (r: Dispatcher.ResponseData) => Promise<T>,
+      accept: (res) => this.readAnswer(res) as Promise<T>,
     })
     return opts.fields ? (pickFields(answer, opts.fields) as T) : answer
   }
@@ -185,6 +190,7 @@ export class Gateway {
       headers: {
         ...this.headersFor(op.api, 'files.upload'),
         accept: 'application/json',
+        'accept-encoding': ACCEPT_ENCODING,
         'content-type': form.contentType,
         'content-length': String(form.length),
       },
@@ -192,7 +198,7 @@ export class Gateway {
       idempotent: op.idempotent,
       lane: options.lane ?? 'user-write',
       signal: options.signal,
-      accept: readAnswer as (r: Dispatcher.ResponseData) => Promise<T>,
+      accept: (res) => this.readAnswer(res) as Promise<T>,
     })
   }
 
@@ -288,6 +294,7 @@ export class Gateway {
             return await x.accept(res)
           } catch (error) {
             if (error instanceof CacheWriteError) throw error
+            if (error instanceof AnswerTooLargeError) throw withAttempts(new GatewayError({ kind: 'too-large', message: `${x.what}: ${error.message}` }, { cause: error }), attempts)
             if (x.signal?.aborted) throw this.aborted(x, x.signal.reason)
             // The service answered and the answer was lost on the way: for a write, it was applied.
             res.body.destroy()
@@ -296,11 +303,14 @@ export class Gateway {
           }
         } else {
           retryAfter = retryAfterMs(res.headers['retry-after'], this.clock())
-          const text = await res.body.text()
+          const text = await this.readText(res).catch((error: unknown) => {
+            if (error instanceof AnswerTooLargeError) return ''
+            throw error
+          })
           answer = httpError(res.statusCode, text, retryAfter === undefined ? undefined : Math.ceil(retryAfter / 1000))
         }
       } catch (error) {
-        if (error instanceof CacheWriteError) throw error
+        if (error instanceof CacheWriteError || error instanceof GatewayError) throw error
         if (x.signal?.aborted) throw this.aborted(x, x.signal.reason)
         transport = classifyTransport(error)
         cause = error
@@ -351,6 +361,19 @@ export class Gateway {
     }
   }
 
+  /** An answer's body as text, decoded as it streams, within the gateway's limit. */
+  private readText(res: Dispatcher.ResponseData): Promise<string> {
+    return readBody(res.body, header(res.headers['content-encoding']), this.maxAnswerBytes)
+  }
+
+  /** A 2xx answer: JSON when it says so (a v4 entity out of its wrapper), text otherwise, undefined when empty. */
+  private async readAnswer(res: Dispatcher.ResponseData): Promise<unknown> {
+    const text = await this.readText(res)
+    if (res.statusCode === 204 || text === '') return undefined
+    const type = header(res.headers['content-type']) ?? ''
+    return type.includes('json') ? unwrapEntity(JSON.parse(text)) : text
+  }
+
   private async backoff(x: Exchange<unknown>, failures: number): Promise<void> {
     await this.sleep(backoffMs(this.retry, failures, this.random))
     if (x.signal?.aborted) throw x.signal.reason
@@ -386,12 +409,4 @@ export function pickFields(answer: unknown, fields: readonly string[]): unknown 
     return out
   }
   return Array.isArray(answer) ? answer.map(pick) : pick(answer)
-}
-
-/** A 2xx answer: JSON when it says so (a v4 entity out of its wrapper), text otherwise, undefined when empty. */
-async function readAnswer(res: Dispatcher.ResponseData): Promise<unknown> {
-  const text = await res.body.text()
-  if (res.statusCode === 204 || text === '') return undefined
-  const type = header(res.headers['content-type']) ?? ''
-  return type.includes('json') ? unwrapEntity(JSON.parse(text)) : text
 }

@@ -197,7 +197,7 @@ export function fillPath(template: string, params: Record<string, string | numbe
 export const LANES = ['user-write', 'user-read', 'sync'] as const
 export type Lane = (typeof LANES)[number]
 
-export type OperationFailureKind = 'network' | 'timeout' | 'http' | 'auth' | 'readonly' | 'outcome-unknown' | 'insecure' | 'bad-url'
+export type OperationFailureKind = 'network' | 'timeout' | 'http' | 'auth' | 'readonly' | 'outcome-unknown' | 'insecure' | 'bad-url' | 'too-large'
 
 /**
  * How a failed operation is reported to the renderer (plain data, so it crosses IPC).
@@ -210,6 +210,8 @@ export type OperationFailureKind = 'network' | 'timeout' | 'http' | 'auth' | 're
  *   (the answer was lost); look for it (external_id) before sending it again.
  * - insecure: plain HTTP to a remote host, a bad certificate, or a URL of another origin.
  * - bad-url: the base URL cannot be used at all.
+ * - too-large: the service answered, but its answer was larger than the gateway reads once decoded (a
+ *   decompression bomb, or a broken proxy); not asked again. A write it answered so was applied.
  */
 export interface OperationFailure {
   kind: OperationFailureKind
