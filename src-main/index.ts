@@ -7,7 +7,7 @@ import { app, BrowserWindow, crashReporter, dialog, ipcMain, Menu, nativeTheme, 
 import type { EventChannel, EventOf } from '../src-shared/ipc.ts'
 import { LINK_SCHEME, linkInArgv } from '../src-shared/links.ts'
 import { demoLauncher, runningDemo, startDemoProcess, type DemoLauncher } from './demo-service.ts'
-import { registerIpc } from './ipc/register.ts'
+import { pageOf, registerIpc } from './ipc/register.ts'
 import { openMainSide, type MainSide } from './main-side.ts'
 import { CRASHES_FOLDER } from './diagnostics/problem-report.ts'
 import { RecentLog } from './diagnostics/recent-log.ts'
@@ -74,6 +74,12 @@ async function createWindow(side: MainSide): Promise<void> {
   // The page learns the OS theme on each load; later changes come from nativeTheme's 'updated'.
   win.webContents.on('did-finish-load', () => emit('outpost:theme', { dark: nativeTheme.shouldUseDarkColors }))
   win.on('focus', () => side.schedule.focused())
+  // Deep links the page took and did not open go back when it goes: the window reloading, or closing.
+  const page = pageOf({ sender: win.webContents })
+  win.webContents.on('did-start-navigation', (details) => {
+    if (details.isMainFrame && !details.isSameDocument) side.links.release(page)
+  })
+  win.webContents.once('destroyed', () => side.links.release(page))
   // The window waits for its state to be written, or a quit could cut the write short.
   let stateSaved = false
   win.on('close', (event) => {

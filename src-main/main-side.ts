@@ -220,11 +220,11 @@ function knownToLog(store: SecretStore, log: RecentLog): SecretStore {
 
 /** Each handler as it was, its failures of Outpost's own (not the service's, nor the request's) kept in the log. */
 function loggingFailures(log: RecentLog, table: HandlerTable): HandlerTable {
-  const wrapped: Record<string, (request: never) => Promise<unknown>> = {}
-  for (const [channel, handler] of Object.entries(table) as Array<[string, (request: never) => Promise<unknown>]>) {
-    wrapped[channel] = async (request) => {
+  const wrapped: Record<string, (request: never, from?: string) => Promise<unknown>> = {}
+  for (const [channel, handler] of Object.entries(table) as Array<[string, (request: never, from?: string) => Promise<unknown>]>) {
+    wrapped[channel] = async (request, from) => {
       try {
-        return await handler(request)
+        return await handler(request, from)
       } catch (error) {
         const failure = toIpcError(error)
         if (failure.source === 'ipc' && failure.kind === 'internal') log.error(`${channel}: ${failure.message}`)

@@ -309,6 +309,22 @@ describe('the handler table over the socket', () => {
     expect(syncs).toEqual([{ reason: 'account' }])
     expect(changes).toEqual([{ current }])
   })
+
+  it('a page that took a deep link and closed before it said it opened it gives it back at once, and the other pages are told', async () => {
+    const link = 'outpost://demo/epic/12'
+    const going = pageBridge()
+    const staying = pageBridge()
+    const told = collect(staying, 'outpost:link')
+    // Both sockets open: events reach them.
+    await Promise.all([going.call('outpost:app.info'), staying.call('outpost:app.info')])
+    app.side.links.push(link)
+    expect(await going.call('outpost:links.take')).toEqual([link])
+    await expect.poll(() => told.length).toBe(1)
+    going.close()
+    await expect.poll(() => told.length).toBe(2)
+    expect(await staying.call('outpost:links.take')).toEqual([link])
+    await staying.call('outpost:links.opened', { links: [link] })
+  })
 })
 
 describe('a second launch on the same data', () => {

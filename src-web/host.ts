@@ -94,7 +94,7 @@ export interface Host {
   close(): Promise<void>
 }
 
-type HostedSide = Pick<MainSide, 'table' | 'pickedFiles' | 'folders' | 'accounts'>
+type HostedSide = Pick<MainSide, 'table' | 'pickedFiles' | 'folders' | 'accounts' | 'links'>
 
 /**
  * Answers are JSON on the socket, and JSON has no bytes: a Uint8Array (the
@@ -312,7 +312,11 @@ export async function startHost(options: HostOptions): Promise<Host> {
     answer(200, { secret })
   }
 
+  let pages = 0
   sockets.on('connection', (ws: WebSocket) => {
+    // Each socket is a page (or its sync worker): what the main side lends a page (deep links) goes back when it closes.
+    const page = `socket:${++pages}`
+    ws.on('close', () => side?.links.release(page))
     // A frame the socket cannot take (too large, malformed) closes it; unheard, the 'error' would end the host.
     ws.on('error', () => ws.terminate())
     ws.on('message', (raw, isBinary) => {
@@ -329,7 +333,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
         }
         const at = performance.now()
         const result = side
-          ? await dispatch(side.table, message.channel, message.request)
+          ? await dispatch(side.table, message.channel, message.request, page)
           : ({ ok: false, error: { source: 'ipc', kind: 'internal', message: 'The host is still starting.' } } as const)
         const answered = performance.now()
         send(ws, { type: 'result', id: message.id, result })

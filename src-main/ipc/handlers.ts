@@ -318,7 +318,7 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
 
     'outpost:connectivity.get': async () => deps.connectivity.state,
     'outpost:app.info': async () => deps.appInfo,
-    'outpost:links.take': async () => deps.links.take(),
+    'outpost:links.take': async (_request, from) => deps.links.take(from),
     'outpost:links.opened': async ({ links }) => deps.links.opened(links),
     'outpost:notify.show': async (notice) => {
       if (!deps.notify) throw new IpcFailure('unsupported', 'This shell shows no notifications of its own: the page shows them.')

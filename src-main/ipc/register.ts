@@ -22,6 +22,9 @@ export interface RegisterOptions {
   onRefused?: (channel: string, reason: string) => void
 }
 
+/** The page a message came from, as the link inbox knows it (index.ts tells it when that page goes). */
+export const pageOf = (event: Pick<SenderEvent, 'sender'>): string => `window:${event.sender.id}`
+
 export function registerIpc(ipcMain: IpcMainLike, options: RegisterOptions): void {
   const refused = (channel: string, event: SenderEvent): string | undefined => {
     const reason = senderRefusal(event, options.trusted)
@@ -33,7 +36,7 @@ export function registerIpc(ipcMain: IpcMainLike, options: RegisterOptions): voi
     ipcMain.handle(channel, async (event, request): Promise<IpcResult<unknown>> => {
       const reason = refused(channel, event)
       if (reason) return { ok: false, error: { source: 'ipc', kind: 'refused', message: `Refused ${channel}: ${reason}.` } }
-      return dispatch(options.table, channel, request)
+      return dispatch(options.table, channel, request, pageOf(event))
     })
   }
 

@@ -73,4 +73,27 @@ describe('the deep links the OS hands over', () => {
     expect(told).toBe(1)
     expect(inbox.take()).toEqual([])
   })
+
+  it('go back at once, first in line and in order, when the page that took them goes; another page’s stay lent', () => {
+    vi.useFakeTimers()
+    let told = 0
+    const inbox = new LinkInbox(() => told++)
+    inbox.push('outpost://acme/epic/12')
+    expect(inbox.take('window:1')).toEqual(['outpost://acme/epic/12'])
+    inbox.push('outpost://acme/epic/13')
+    expect(inbox.take('window:1')).toEqual(['outpost://acme/epic/13'])
+    inbox.push('outpost://acme/epic/14')
+    expect(inbox.take('window:2')).toEqual(['outpost://acme/epic/14'])
+    inbox.push('outpost://acme/epic/15')
+    expect(told).toBe(4)
+    // Window 1 closes (or reloads) before it opened them: no waiting for the loan's time.
+    inbox.release('window:1')
+    expect(told).toBe(5)
+    expect(inbox.take('window:3')).toEqual(['outpost://acme/epic/12', 'outpost://acme/epic/13', 'outpost://acme/epic/15'])
+    // A page that opened what it took gives nothing back as it goes.
+    inbox.opened(['outpost://acme/epic/14'])
+    inbox.release('window:2')
+    expect(inbox.take('window:4')).toEqual([])
+    expect(told).toBe(5)
+  })
 })
