@@ -125,6 +125,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
 
   // The service's answers, counted by status (what the faults and bursts made of the run).
   const answers = { rateLimited: 0, failed: 0 }
+  /** The run's end: everything sent and checked, with no more faults or crashes. */
+  let ending = false
   /** How long the user's changes wait for their request while all is clear (started with the first life). */
   let waits: WaitWatch | undefined
   const service = await testService({
@@ -153,7 +155,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     journal,
     // Not while storage is full: a confirmation then is as often the withdrawal of a write the cache refused. Its own
     // draws: asked at moments the run's timing decides, they would shift every later choice of the seed's.
-    crashAfterCommit: () => !shared.quota.full && crashes() < 0.15,
+    crashAfterCommit: () => !ending && !shared.quota.full && crashes() < 0.15,
   }
   // Keeps the HTTP agent open across lives (the last gateway to close an origin closes its connections).
   const keeper = new Gateway({ baseUrl: service.baseUrl, workspaceSlug: service.workspace, token: service.tokens.admin, tokenKind: 'v4' })
@@ -989,6 +991,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   }
 
   // ---- the end: online, no faults, everything sent ----
+  ending = true
   const waited = await waits.stop()
   waits = undefined
   clearTimeout(burst)
