@@ -11,7 +11,7 @@ import type { EpicV4 } from '../../../src-shared/api/v4/epics.ts'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { fillCache, startFilledKit, type Kit } from '../../../testing/outbox-kit.ts'
 import { outboxActions } from './actions.ts'
-import { startDataLayer } from './data-layer.ts'
+import { startDataLayer, type DataLayerOptions } from './data-layer.ts'
 import { OutpostDb } from './db.ts'
 import { createProcessLock } from './lock.ts'
 import { outboxStatus, replay } from './outbox/index.ts'
@@ -45,11 +45,14 @@ async function freshCache(): Promise<OutpostDb> {
 afterEach(() => vi.useRealTimers())
 
 /** A service that answers at once (no timer, no socket): the operations an epic's rename and a comment need. */
-function instantService(): Transport & { sent: OperationName[] } {
+function instantService(): Transport & { sent: OperationName[]; comments: string[] } {
   let current = structuredClone(template.epic)
   let ids = 9_000_000
   let tick = Date.parse(current.updated_at)
   const sent: OperationName[] = []
+  /** The comments made, in the order the service made them, and by epic. */
+  const comments: string[] = []
+  const threads = new Map<number, ThreadedCommentV3[]>()
   const answer = (op: OperationName, request: OperationRequest = {}): unknown => {
     switch (op) {
       case 'epics.get':
@@ -61,9 +64,15 @@ function instantService(): Transport & { sent: OperationName[] } {
         return { id: template.me }
       case 'epicComments.create': {
         const body = request.body as { text: string }
+        comments.push(body.text)
         const at = new Date((tick += 1000)).toISOString()
-        return { ...template.comment, id: ++ids, text: body.text, created_at: at, updated_at: at }
+        const made = { ...template.comment, id: ++ids, text: body.text, created_at: at, updated_at: at }
+        threads.set((request.params as { epicId: number }).epicId, [...(threads.get((request.params as { epicId: number }).epicId) ?? []), made])
+        return made
       }
+      case 'epicComments.list':
+        // Looked for after an answer that did not say whether it was made (reconciled by what it says).
+        return threads.get((request.params as { epicId: number }).epicId) ?? []
       default:
         throw new Error(`the instant service does not answer ${op}`)
     }
@@ -73,7 +82,7 @@ function instantService(): Transport & { sent: OperationName[] } {
     return answer(op, request) as T
   }
   const none = () => Promise.reject(new Error('not used here'))
-  return { sent, call, upload: none, download: none, stage: none, discard: async () => undefined, sweepStaged: async () => ({ removed: 0, kept: 0 }) }
+  return { sent, comments, call, upload: none, download: none, stage: none, discard: async () => undefined, sweepStaged: async () => ({ removed: 0, kept: 0 }) }
 }
 
 /** Lets every IndexedDB step and promise that is due run (the fake timers hold only what waits for time). */
@@ -90,7 +99,7 @@ async function elapse(ms: number): Promise<void> {
 }
 
 /** The engine and the actions as a window wires them: every committed change tells the engine. */
-function wired(db: OutpostDb, transport: Transport) {
+function wired(db: OutpostDb, transport: Transport, options: Partial<DataLayerOptions> = {}) {
   const lock = createProcessLock()
   const engine = startDataLayer({
     db,
@@ -98,15 +107,19 @@ function wired(db: OutpostDb, transport: Transport) {
     lock,
     replay: () => replay({ db, transport, lock }),
     sync: { fileBudgetBytes: 0 },
+    ...options,
   })
   const actions = outboxActions({ db, transport, onQueued: () => engine.queued() })
   return { engine, actions }
 }
 
+/** Only the timers and the clock are fake: IndexedDB's own steps (setImmediate) run as they come. */
+const fakeTimers = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] })
+
 describe('a change made online leaves at once', () => {
   it('a comment queued after the pass that sent a rename made its last read of the queue goes within a second', async () => {
     const db = await freshCache()
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
+    fakeTimers()
     const service = instantService()
     const { engine, actions } = wired(db, service)
 
@@ -138,7 +151,7 @@ describe('a change made online leaves at once', () => {
 
   it('a change made while the last pass still runs (its queue read) is not left for the next trigger', async () => {
     const db = await freshCache()
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
+    fakeTimers()
     const service = instantService()
     const { engine, actions } = wired(db, service)
     // Three changes in a row, each made as the pass before it reads the queue for the last time.
@@ -196,12 +209,10 @@ describe('a change made online leaves at once', () => {
 
   it('a change queued while the service is known to be out of reach waits, and goes once the window sees it back', async () => {
     const db = await freshCache()
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
+    fakeTimers()
     const service = instantService()
     let online = false
-    const lock = createProcessLock()
-    const engine = startDataLayer({ db, transport: service, lock, replay: () => replay({ db, transport: service, lock }), online: () => online, sync: { fileBudgetBytes: 0 } })
-    const actions = outboxActions({ db, transport: service, onQueued: () => engine.queued() })
+    const { engine, actions } = wired(db, service, { online: () => online })
     await actions.createComment(epic.id, 'Written on the train')
     await elapse(5000)
     expect(service.sent).toEqual([])
@@ -216,7 +227,7 @@ describe('a change made online leaves at once', () => {
 
   it('a change made while a pass waits out a long backoff (the service failed a moment ago) is tried at once', async () => {
     const db = await freshCache()
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] })
+    fakeTimers()
     const service = instantService()
     // The first comment meets a 503; the service is fine again after that.
     let failed = false
@@ -230,11 +241,9 @@ describe('a change made online leaves at once', () => {
         return service.call(op, request)
       },
     }
-    const lock = createProcessLock()
     const closing = new AbortController()
     // A wait between attempts far longer than the test: only a wake ends it.
-    const engine = startDataLayer({ db, transport: flaky, lock, replay: replayFor(db, flaky, closing.signal, { baseMs: 600_000, maxMs: 600_000 }), sync: { fileBudgetBytes: 0 } })
-    const actions = outboxActions({ db, transport: flaky, onQueued: () => engine.queued() })
+    const { engine, actions } = wired(db, flaky, { replay: replayFor(db, flaky, closing.signal, { baseMs: 600_000, maxMs: 600_000 }) })
     await actions.createComment(epic.id, 'Met a 503')
     await elapse(1000)
     expect(failed).toBe(true)
@@ -245,6 +254,72 @@ describe('a change made online leaves at once', () => {
     expect(service.sent.slice(before)).toContain('epicComments.create')
     // The first is still waiting out its backoff: closing ends the wait.
     closing.abort()
+    await engine.stop()
+    db.close()
+  })
+
+  it('a change made while a long backlog is being sent goes ahead of it; comments of one thread keep their order', async () => {
+    const db = await freshCache()
+    const [a, b] = (await db.epics.toArray()).filter((e) => !e.archived)
+    fakeTimers()
+    const service = instantService()
+    const { engine, actions } = wired(db, service)
+    // Hours offline: thirty comments on one epic (the window knew it was offline: nothing was asked).
+    const offline = outboxActions({ db, transport: service })
+    for (let i = 1; i <= 30; i++) await offline.createComment(a.id, `Backlog ${i}`)
+    await elapse(10_000)
+    // Back online, the backlog goes; as its third comment is answered, the user comments on another epic and on the same.
+    let made: Promise<unknown> | undefined
+    const call = service.call
+    service.call = async <T,>(op: OperationName, request?: OperationRequest): Promise<T> => {
+      const answer = await call<T>(op, request)
+      if (!made && service.comments.length === 3) made = actions.createComment(b.id, 'Fresh elsewhere').then(() => actions.createComment(a.id, 'Fresh in the thread'))
+      return answer
+    }
+    void engine.replay()
+    await elapse(1000)
+    await made
+    await elapse(1000)
+    expect(service.comments).toHaveLength(32)
+    // Elsewhere: right after the comment under way when it was made, not after the 27 still queued.
+    expect(service.comments.indexOf('Fresh elsewhere')).toBeLessThanOrEqual(4)
+    // In the thread: after every comment made before it.
+    expect(service.comments.slice(0, 31).filter((t) => t !== 'Fresh elsewhere')).toEqual(Array.from({ length: 30 }, (_, i) => `Backlog ${i + 1}`))
+    expect(service.comments.at(-1)).toBe('Fresh in the thread')
+    await engine.stop()
+    db.close()
+  })
+
+  it('changes queued while the service was failing, however recently, go after one made once it answers again', async () => {
+    const db = await freshCache()
+    const [a, b] = (await db.epics.toArray()).filter((e) => !e.archived)
+    fakeTimers()
+    const service = instantService()
+    // The service answers 503 until it is back.
+    let back = false
+    const flaky: Transport = {
+      ...service,
+      call: (op, request) =>
+        back || op !== 'epicComments.create' ? service.call(op, request) : Promise.reject(new TransportError({ kind: 'http', status: 503, message: 'Service unavailable' })),
+    }
+    const { engine, actions } = wired(db, flaky, { replay: () => replay({ db, transport: flaky, backoff: { baseMs: 100, maxMs: 100, attempts: 2 } }) })
+    // Twenty comments on one epic within a second, while every attempt to send them fails.
+    for (let i = 1; i <= 20; i++) await actions.createComment(a.id, `While it failed ${i}`)
+    await elapse(1000)
+    expect(service.comments).toEqual([])
+    // Back; the first one of them goes, and as it is answered the user comments on another epic.
+    back = true
+    let made: Promise<unknown> | undefined
+    const call = service.call
+    service.call = async <T,>(op: OperationName, request?: OperationRequest): Promise<T> => {
+      const answer = await call<T>(op, request)
+      if (!made && service.comments.length === 1) made = actions.createComment(b.id, 'Made once it answered')
+      return answer
+    }
+    void engine.replay()
+    await elapse(1000)
+    expect(service.comments).toHaveLength(21)
+    expect(service.comments.indexOf('Made once it answered')).toBeLessThanOrEqual(2)
     await engine.stop()
     db.close()
   })
