@@ -40,7 +40,7 @@ export interface GatewayOptions {
   sleep?: (ms: number) => Promise<void>
   /** The service's limit for this token: 200 a minute unless told otherwise. */
   rateLimit?: { max: number; windowMs: number; marginMs?: number }
-  /** Requests in flight at once (default 6). */
+  /** Requests in flight at once (DEFAULT_CONCURRENCY). */
   concurrency?: number
   timeouts?: Partial<Timeouts>
   retry?: Partial<RetryPolicy>
@@ -83,6 +83,12 @@ export interface DownloadOptions {
 }
 
 export type { DownloadProgress } from './save.ts'
+
+/**
+ * Requests in flight at once per account: on a far link a sync's independent lists and the two ends of each
+ * walk go together (about 8), and 2 more are kept for the user's own requests.
+ */
+export const DEFAULT_CONCURRENCY = 10
 
 /** A Retry-After beyond this is taken as this: one bad header must not freeze an account for hours. */
 const MAX_RATE_LIMIT_PAUSE_MS = 5 * 60_000
@@ -127,7 +133,16 @@ export class Gateway {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
     this.retry = { ...DEFAULT_RETRY, ...options.retry }
     const limit = options.rateLimit ?? RATE_LIMIT
-    this.pacer = new Pacer({ ...limit, concurrency: options.concurrency ?? 6, clock: this.clock, sleep: this.sleep })
+    // Room kept for the user: the background (sync, prefetch) leaves 2 of the connections and 5% of the
+    // rate limit's window free, so that an opened epic or a saved change goes at once even during a bootstrap.
+    const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
+    this.pacer = new Pacer({
+      ...limit,
+      concurrency,
+      reserve: { slots: Math.min(2, concurrency - 1), requests: Math.floor(limit.max * 0.05) },
+      clock: this.clock,
+      sleep: this.sleep,
+    })
     this.lease = leaseAgent(this.base.origin, { ...DEFAULT_TIMEOUTS, ...options.timeouts })
     this.onReachability = options.onReachability
     this.maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES

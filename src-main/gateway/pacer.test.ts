@@ -71,13 +71,14 @@ describe('Pacer', () => {
     expect((await next).at - first.at).toBe(6000)
   })
 
-  it('hands out turns by lane: user writes, then user reads, then sync, in arrival order within a lane', async () => {
+  it('hands out turns by lane: user writes, then user reads, then sync, then prefetch, in arrival order within a lane', async () => {
     const time = virtualTime()
     const pacer = new Pacer({ max: 100, windowMs: 1000, concurrency: 1, ...time })
     const order: string[] = []
     const first = await pacer.admit('sync')
     const waits = (
       [
+        ['prefetch', 'p1'],
         ['sync', 's1'],
         ['user-read', 'r1'],
         ['sync', 's2'],
@@ -95,7 +96,7 @@ describe('Pacer', () => {
     expect(order).toEqual([])
     first.done()
     await Promise.all(waits)
-    expect(order).toEqual(['w1', 'w2', 'r1', 'r2', 's1', 's2'])
+    expect(order).toEqual(['w1', 'w2', 'r1', 'r2', 's1', 's2', 'p1'])
   })
 
   it('holds every request during a pause and never shortens one', async () => {

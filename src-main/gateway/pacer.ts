@@ -7,8 +7,11 @@
 // the service well after it was sent; logging it at its send time then let the
 // next one in a window too early (a 429 the pacing test met under CI load). The
 // window is also widened by a small margin. Waiting requests go out by lane (user
-// writes, then user reads, then sync), first come first served within a lane.
-import { LANES, type Lane } from '../../src-shared/api/operations.ts'
+// writes, then user reads, then sync, then prefetch), first come first served
+// within a lane. The background lanes (sync, prefetch) may be kept from the last
+// few slots of the concurrency and of the window (`reserve`), so that the
+// user's own request finds one free however busy a sync is.
+import { BACKGROUND_LANES, LANES, type Lane } from '../../src-shared/api/operations.ts'
 
 export interface PacerOptions {
   max: number
@@ -19,6 +22,8 @@ export interface PacerOptions {
   concurrency: number
   clock: () => number
   sleep: (ms: number) => Promise<void>
+  /** Kept for the user's lanes: background lanes use at most `concurrency - slots` at once and `max - requests` of a window. */
+  reserve?: { slots: number; requests: number }
 }
 
 /** A granted turn: call `done` once the exchange is over, whatever its outcome. */
@@ -45,11 +50,13 @@ export class Pacer {
   private readonly sleep: (ms: number) => Promise<void>
   /** When each answered request still inside the (widened) window was answered, oldest first. */
   private readonly answered: number[] = []
-  private readonly queues: Record<Lane, Waiter[]> = { 'user-write': [], 'user-read': [], sync: [] }
+  private readonly queues: Record<Lane, Waiter[]> = { 'user-write': [], 'user-read': [], sync: [], prefetch: [] }
+  private readonly reserve: { slots: number; requests: number }
   private inFlight = 0
   private pausedUntil = 0
   private pumping = false
-  private wakeOnDone: (() => void) | undefined
+  /** Resolves the pump's wait: a request was answered, or a new one came (perhaps more urgent). */
+  private wakeUp: (() => void) | undefined
   private closedWith: unknown
 
   constructor(options: PacerOptions) {
@@ -60,6 +67,7 @@ export class Pacer {
     this.concurrency = Math.max(1, Math.floor(options.concurrency))
     this.clock = options.clock
     this.sleep = options.sleep
+    this.reserve = { slots: Math.max(0, Math.floor(options.reserve?.slots ?? 0)), requests: Math.max(0, Math.floor(options.reserve?.requests ?? 0)) }
   }
 
   /** Waits for this request's turn. Rejects with the signal's reason if aborted while waiting. */
@@ -78,6 +86,7 @@ export class Pacer {
         signal.addEventListener('abort', waiter.onAbort, { once: true })
       }
       this.queues[lane].push(waiter)
+      this.wake()
       void this.pump()
     })
   }
@@ -100,18 +109,28 @@ export class Pacer {
         w.reject(reason)
       }
     }
-    this.wakeOnDone?.()
+    this.wake()
+  }
+
+  private wake(): void {
+    const wake = this.wakeUp
+    this.wakeUp = undefined
+    wake?.()
+  }
+
+  private woken(): Promise<void> {
+    return new Promise<void>((resolve) => (this.wakeUp = resolve))
   }
 
   /**
    * Milliseconds until the next request may go: 0 when it may go now, Infinity
    * when only an answer can free a slot (every counted request is in flight).
    */
-  private waitMs(now: number): number {
+  private waitMs(now: number, max: number): number {
     const horizon = this.windowMs + this.marginMs
     while (this.answered.length > 0 && this.answered[0] <= now - horizon) this.answered.shift()
     // Requests in flight never leave the window before they are answered.
-    const mustLeave = this.inFlight + this.answered.length - this.max + 1
+    const mustLeave = this.inFlight + this.answered.length - max + 1
     if (mustLeave > this.answered.length) return Infinity
     let until = this.pausedUntil
     if (mustLeave > 0) until = Math.max(until, this.answered[mustLeave - 1] + horizon)
@@ -124,12 +143,9 @@ export class Pacer {
     this.answered.splice(i, 0, at)
   }
 
-  private next(): Waiter | undefined {
-    for (const lane of LANES) {
-      const w = this.queues[lane].shift()
-      if (w) return w
-    }
-    return undefined
+  /** The most urgent lane with a request waiting. */
+  private nextLane(): Lane | undefined {
+    return LANES.find((lane) => this.queues[lane].length > 0)
   }
 
   // One loop hands out turns; it sleeps while the window is full or paused and
@@ -140,17 +156,21 @@ export class Pacer {
     try {
       while (this.waiting > 0 && this.closedWith === undefined) {
         const now = this.clock()
-        const wait = this.waitMs(now)
-        if (this.inFlight >= this.concurrency || wait === Infinity) {
-          await new Promise<void>((resolve) => (this.wakeOnDone = resolve))
+        const lane = this.nextLane()
+        if (!lane) break
+        const background = (BACKGROUND_LANES as readonly Lane[]).includes(lane)
+        const concurrency = background ? Math.max(1, this.concurrency - this.reserve.slots) : this.concurrency
+        const wait = this.waitMs(now, background ? Math.max(1, this.max - this.reserve.requests) : this.max)
+        if (this.inFlight >= concurrency || wait === Infinity) {
+          await this.woken()
           continue
         }
         if (wait > 0) {
-          await this.sleep(wait)
+          // A more urgent request that comes meanwhile may go at once: it is not held to the background's share.
+          await Promise.race([this.sleep(wait), this.woken()])
           continue
         }
-        const waiter = this.next()
-        if (!waiter) break
+        const waiter = this.queues[lane].shift()!
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort)
         this.inFlight++
         let done = false
@@ -161,9 +181,7 @@ export class Pacer {
             done = true
             this.logAnswer(this.clock())
             this.inFlight--
-            const wake = this.wakeOnDone
-            this.wakeOnDone = undefined
-            wake?.()
+            this.wake()
           },
         })
       }

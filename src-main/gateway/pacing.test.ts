@@ -76,11 +76,42 @@ describe('gateway pacing', () => {
   it('lets a burst of exactly the limit through at once with zero 429s', async () => {
     const { service, answers, arrivals } = await watchedService({ seed: 'demo', rateLimit: LIMIT })
     const gateway = gatewayFor(service, { rateLimit: LIMIT, concurrency: LIMIT.max })
-    const results = await Promise.all(Array.from({ length: LIMIT.max }, () => gateway.call('member', { lane: 'sync' })))
+    const results = await Promise.all(Array.from({ length: LIMIT.max }, () => gateway.call('member', { lane: 'user-read' })))
     expect(results).toHaveLength(LIMIT.max)
     expect(answers.map((a) => a.status)).toEqual(Array(LIMIT.max).fill(200))
     // All of them inside one window: nothing was held back.
     expect(busiestWindow(arrivals.map((a) => a.at), LIMIT.windowMs)).toBe(LIMIT.max)
+  })
+
+  it('keeps the last connections for the user: a request of theirs goes at once while the sync fills its own', async () => {
+    const { service, arrivals } = await watchedService({ seed: 'demo', faults: { latencyMs: 300 } })
+    const gateway = gatewayFor(service, { concurrency: 4 })
+    const sync = Array.from({ length: 6 }, () => gateway.call('member', { lane: 'sync' }))
+    await new Promise((r) => setTimeout(r, 50))
+    // Two of four connections are the sync's, and busy for 300 ms; four more sync requests wait.
+    expect(gateway.waiting).toBe(4)
+    const userSent = performance.now()
+    await gateway.call('files.list', { lane: 'user-read' })
+    await Promise.all(sync)
+    expect(arrivals.find((a) => a.url === '/api/v3/files')!.at - userSent).toBeLessThan(100)
+  })
+
+  it('keeps the last of the window for the user: a sync burst takes the limit less 5%, the user\'s request the rest', async () => {
+    const { service, answers, arrivals } = await watchedService({ seed: 'demo', rateLimit: LIMIT })
+    const gateway = gatewayFor(service, { rateLimit: LIMIT, concurrency: 2 * LIMIT.max })
+    const started = performance.now()
+    const sync = Array.from({ length: LIMIT.max }, () => gateway.call('member', { lane: 'sync' }))
+    await new Promise((r) => setTimeout(r, 200))
+    // The sync's share of the window is spent and one of its requests waits for the next: the user's goes now.
+    expect(gateway.waiting).toBe(1)
+    const userSent = performance.now()
+    await gateway.call('files.list', { lane: 'user-read' })
+    await Promise.all(sync)
+    expect(arrivals.find((a) => a.url === '/api/v3/files')!.at - userSent).toBeLessThan(100)
+    expect(answers.filter((a) => a.status === 429)).toEqual([])
+    const firstWindow = arrivals.filter((a) => a.at < started + LIMIT.windowMs)
+    expect(firstWindow.filter((a) => a.url === '/api/v3/member')).toHaveLength(LIMIT.max - 1)
+    expect(firstWindow).toHaveLength(LIMIT.max)
   })
 
   it('sends a queued user write before queued user reads, and those before queued sync', async () => {

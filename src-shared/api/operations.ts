@@ -194,8 +194,13 @@ export function fillPath(template: string, params: Record<string, string | numbe
  * Who goes first when requests wait for the rate limit: what the user just did,
  * then what the user is looking at, then background sync.
  */
-export const LANES = ['user-write', 'user-read', 'sync'] as const
+/**
+ * Who a request is for, most urgent first: the user's writes and reads, the sync's fetches, and file contents
+ * downloaded ahead of use. The last two are the background, which leaves room for the user (gateway/pacer.ts).
+ */
+export const LANES = ['user-write', 'user-read', 'sync', 'prefetch'] as const
 export type Lane = (typeof LANES)[number]
+export const BACKGROUND_LANES = ['sync', 'prefetch'] as const satisfies readonly Lane[]
 
 export type OperationFailureKind = 'network' | 'timeout' | 'http' | 'auth' | 'readonly' | 'outcome-unknown' | 'insecure' | 'bad-url' | 'too-large'
 
