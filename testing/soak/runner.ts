@@ -57,8 +57,9 @@ export interface SoakReport {
   /** Records failed or in conflict once everything else was sent (each a change that did not go through as made). */
   stuck: number
   /**
-   * How long changes made while the service was reachable and nothing failed waited for their request: the longest
-   * must be at most MAX_ONLINE_WAIT_MS (a change that sits while online is stuck, however sure it is to go later).
+   * How long changes made while the service was reachable and nothing failed waited for their request (waits.ts): the
+   * longest once nothing queued before it was left must be at most MAX_ONLINE_WAIT_MS (a change that sits while online
+   * is stuck, however sure it is to go later).
    */
   waits: Waits
   /** Actions refused on entities the user could see (not "not found"). */

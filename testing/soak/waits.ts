@@ -9,6 +9,12 @@
 // until it is no longer a queued, never-sent record: marked in flight just
 // before its request, or merged, cancelled or discarded. A change made while
 // something stood in the way, or a wait that trouble cut into, is not counted.
+//
+// Replay sends the queue in order, one request at a time (bulk where the API
+// allows): a change made behind a backlog (an offline spell's hundreds) waits
+// for it. So two figures: the wait from its enqueue, and the wait once nothing
+// queued before it was left to go (at the head of the queue), which is what a
+// lost wakeup or a stuck pass makes long.
 import type { OutpostDb } from '../../src-renderer/src/data/db.ts'
 import { outboxRecords } from '../../src-renderer/src/data/outbox/index.ts'
 import { readyRecords } from '../../src-renderer/src/data/outbox/replay.ts'
@@ -18,9 +24,12 @@ const POLL_MS = 25
 export interface Waits {
   /** Changes whose wait was measured from start to end. */
   measured: number
-  /** The longest of them (ms), and which change it was. */
+  /** The longest wait from enqueue (ms), and which change it was (with how many were queued before it). */
   longestMs: number
   longest: string | null
+  /** The longest wait once nothing queued before the change was left to go (ms), and which change it was. */
+  longestAtHeadMs: number
+  longestAtHead: string | null
 }
 
 export interface WaitWatch {
@@ -36,9 +45,9 @@ export function watchWaits(options: {
   /** The running app's cache and an id for it (a record's seq is its cache's), or null between lives. */
   app: () => { db: OutpostDb; id: number } | null
 }): WaitWatch {
-  const waits: Waits = { measured: 0, longestMs: 0, longest: null }
-  /** Records waiting while clear: when they started, and what they are. */
-  const waiting = new Map<string, { since: number; what: string }>()
+  const waits: Waits = { measured: 0, longestMs: 0, longest: null, longestAtHeadMs: 0, longestAtHead: null }
+  /** Records waiting while clear: when they started, when they reached the head of the queue, and what they are. */
+  const waiting = new Map<string, { since: number; head?: number; what: string }>()
   /** Records seen not ready yet (they start when they become ready, not at their enqueue). */
   const notReady = new Set<string>()
   let clearSince: number | null = null
@@ -48,11 +57,16 @@ export function watchWaits(options: {
   let timer: ReturnType<typeof setTimeout> | undefined
   let polling: Promise<void> = Promise.resolve()
 
-  const note = (ms: number, what: string) => {
+  const note = (now: number, w: { since: number; head?: number; what: string }, still = '') => {
     waits.measured++
-    if (ms > waits.longestMs) {
-      waits.longestMs = ms
-      waits.longest = what
+    if (now - w.since > waits.longestMs) {
+      waits.longestMs = now - w.since
+      waits.longest = w.what + still
+    }
+    const atHead = w.head === undefined ? 0 : now - w.head
+    if (atHead > waits.longestAtHeadMs) {
+      waits.longestAtHeadMs = atHead
+      waits.longestAtHead = w.what + still
     }
   }
   const forget = () => {
@@ -76,7 +90,8 @@ export function watchWaits(options: {
     }
     if (troubled || !options.clear() || options.app()?.id !== app.id) return forget()
     const now = Date.now()
-    const ready = new Set(readyRecords(records).map((r) => r.seq))
+    const readyList = readyRecords(records)
+    const ready = new Set(readyList.map((r) => r.seq))
     const still = new Set<string>()
     for (const r of records) {
       const key = `${app.id}:${r.seq}`
@@ -87,14 +102,18 @@ export function watchWaits(options: {
         continue
       }
       still.add(key)
-      if (!waiting.has(key)) {
-        const ahead = records.filter((x) => x.seq! < r.seq! && ready.has(x.seq)).length
-        waiting.set(key, { since: notReady.has(key) ? lastPoll : r.createdAt, what: `${r.op} ${r.kind} ${r.entityId}, ${ahead} queued before it` })
+      const ahead = readyList.filter((x) => x.seq! < r.seq!).length
+      let w = waiting.get(key)
+      if (!w) {
+        w = { since: notReady.has(key) ? lastPoll : r.createdAt, what: `${r.op} ${r.kind} ${r.entityId}, ${ahead} queued before it` }
+        waiting.set(key, w)
       }
+      // At the head: nothing queued before it is left to go (seen at this read; since the last one at the latest).
+      if (ahead === 0 && w.head === undefined) w.head = Math.max(w.since, lastPoll)
     }
     for (const [key, w] of waiting) {
       if (still.has(key)) continue
-      note(now - w.since, w.what)
+      note(now, w)
       waiting.delete(key)
       notReady.delete(key)
     }
@@ -118,7 +137,7 @@ export function watchWaits(options: {
       clearTimeout(timer)
       await polling
       const now = Date.now()
-      for (const w of waiting.values()) note(now - w.since, `${w.what} (still waiting)`)
+      for (const w of waiting.values()) note(now, w, ' (still waiting)')
       return waits
     },
   }

@@ -63,15 +63,6 @@ export interface Backoff {
 
 export const DEFAULT_BACKOFF: Backoff = { baseMs: 1000, maxMs: 60_000, attempts: 6 }
 
-/** A change made this recently (ms) goes ahead of older ones still queued (next). */
-const JUST_MADE_MS = 5000
-
-/**
- * When the replay of each cache (a window's database object) last found the service out of reach or failing: the
- * changes queued before then are a backlog that goes in order, behind what the user makes once it answers again.
- */
-const troubleSeen = new WeakMap<OutpostDb, number>()
-
 /**
  * The conflict check of epic updates reads one page of "epics changed since" the oldest base when the cache
  * counts fewer epics changed since then than this (a page holds 100; the rest is room for changes the cache
@@ -197,8 +188,7 @@ class Replayer {
 
   private async next(): Promise<OutboxRecord[] | null> {
     this.checkAbort()
-    const all = await this.db.outbox.toArray()
-    const ready = readyRecords(all)
+    const ready = readyRecords(await this.db.outbox.toArray())
     if (ready.length === 0) return null
     // A record that just failed for want of time waits while others can go; when only such records are left, back off.
     let candidates = ready.filter((r) => !this.troubled.has(r.seq!))
@@ -208,11 +198,8 @@ class Replayer {
       this.troubled.clear()
       candidates = ready
     }
-    // What may already have reached the service is settled before anything else goes. Then a change made in the last
-    // few seconds goes ahead of older ones (hours offline can queue hundreds): the user just made it and is waiting for
-    // it. readyRecords keeps each entity's order and what a change depends on; creates keep their order where the order
-    // is what they say (a thread's comments, an epic's health updates).
-    const first = candidates.find((r) => r.state === 'in-flight') ?? candidates.find((r) => this.mayGoFirst(r, all)) ?? candidates[0]
+    // What may already have reached the service is settled before anything else goes.
+    const first = candidates.find((r) => r.state === 'in-flight') ?? candidates[0]
     const together = batchOf(first, this.bulkSize)
     if (!together) return [first]
     const batch = [first]
@@ -224,16 +211,6 @@ class Replayer {
       bytes += together.bytes(r)
     }
     return batch
-  }
-
-  /**
-   * A change just made, while the service answered (not one queued while it was out of reach or failing, however
-   * recently), never sent, with no earlier create it must follow still to go (createOrder).
-   */
-  private mayGoFirst(r: OutboxRecord, all: OutboxRecord[]): boolean {
-    if (this.clock() - r.createdAt > JUST_MADE_MS || r.createdAt <= (troubleSeen.get(this.db) ?? -Infinity) || r.attempts > 0) return false
-    const order = createOrder(r)
-    return order === null || !all.some((o) => o.seq! < r.seq! && (o.state === 'pending' || o.state === 'in-flight') && createOrder(o) === order)
   }
 
   private async handle(all: OutboxRecord[]): Promise<void> {
@@ -854,7 +831,6 @@ class Replayer {
 
   /** Network errors, timeouts, 5xx, 429: the record waits (others may go meanwhile) and is tried again after a pause. */
   private async transient(records: OutboxRecord[], unsent: boolean): Promise<void> {
-    troubleSeen.set(this.db, this.clock())
     if (unsent) await this.markUnsent(records)
     for (const r of records) this.troubled.add(r.seq!)
     this.failuresInARow++
@@ -937,15 +913,6 @@ function batchOf(first: OutboxRecord, bulkSize: number): Batch | null {
 /** A staged file that is gone: found before anything was sent. */
 function isMissingFile(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'ENOENT'
-}
-
-/**
- * Creates whose order is their content: an epic's comments and its health updates (a thread, a history), a comment's
- * replies. The service keeps them in the order it made them, so one made later never goes ahead of an earlier one.
- */
-function createOrder(r: OutboxRecord): string | null {
-  if (r.op !== 'create' || (r.kind !== 'comment' && r.kind !== 'health')) return null
-  return [r.kind, r.params?.epic_id ?? '', r.params?.parent_id ?? ''].join('|')
 }
 
 function entityKey(kind: string, id: unknown): string {
