@@ -223,7 +223,7 @@ export function timedTransport(inner: Transport): Transport & { busyMs(): number
   return {
     call: (operation, request) => timed(() => inner.call(operation, request)),
     upload: (files, options) => timed(() => inner.upload(files, options)),
-    download: (fileId, url, name) => timed(() => inner.download(fileId, url, name)),
+    download: (fileId, url, name, lane) => timed(() => inner.download(fileId, url, name, lane)),
     stage: (file) => inner.stage(file),
     discard: (path) => inner.discard(path),
     sweepStaged: (keep) => inner.sweepStaged(keep),

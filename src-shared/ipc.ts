@@ -9,7 +9,7 @@
 // message, and the renderer needs the kind (offline? read-only token? outcome
 // unknown?) to decide what to do with a queued write.
 
-import type { OperationFailure, OperationName, OperationRequest } from './api/operations.ts'
+import type { Lane, OperationFailure, OperationName, OperationRequest } from './api/operations.ts'
 
 export const CHANNEL_PREFIX = 'outpost:'
 
@@ -102,6 +102,8 @@ export interface DownloadRequest {
    * more is asked of the service. Without them the main side looks the file up (GET /files/{id}) first.
    */
   known?: { url: string; name: string }
+  /** Whose download it is: the user's (user-read, the default) or ahead of use (prefetch, after everything else). */
+  lane?: Lane
 }
 
 export interface DownloadProgress {

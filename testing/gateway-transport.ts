@@ -37,12 +37,12 @@ export function gatewayTransport(gateway: Gateway, folders: { staging: string; c
         throw error
       }
     },
-    download: (fileId: number, url: string) =>
+    download: (fileId: number, url: string, _name: string, lane?: Lane) =>
       wrap(async () => {
         const dir = join(folders.cache, String(fileId))
         await mkdir(dir, { recursive: true })
         const path = join(dir, 'content')
-        const got = await gateway.download(url, path)
+        const got = await gateway.download(url, path, undefined, { lane })
         return { path, size: got.bytes, contentType: got.contentType ?? 'application/octet-stream' }
       }),
     discard: async (path: string) => {

@@ -57,9 +57,9 @@ export function countingTransport(
     },
     upload: (files, options) => inner.upload(files, options),
     stage: (file) => inner.stage(file),
-    download: (fileId, url, name) => {
+    download: (fileId, url, name, lane) => {
       counted.downloads++
-      return inner.download(fileId, url, name)
+      return inner.download(fileId, url, name, lane)
     },
     discard: (path) => {
       counted.discards++
@@ -139,8 +139,11 @@ export function serviceCounts(service: RunningService): Record<string, number> {
   }
 }
 
-/** The bootstrap's request floor for a service (see sync.ts). */
+/**
+ * The bootstrap's requests for a service (see sync.ts): the 8 v3 lists, the epic states, the v3 epic list,
+ * the epic and doc pages, and each walk's last page (what changed while it went on).
+ */
 export function bootstrapFloor(service: RunningService): number {
   const c = serviceCounts(service)
-  return 8 + pages(c.epicStates) + 1 + pages(c.epics) + pages(c.docs)
+  return 8 + pages(c.epicStates) + 1 + pages(c.epics) + 1 + pages(c.docs) + 1
 }

@@ -5,6 +5,7 @@
 // only), so a complete copy here stays good until it is discarded.
 import { lstat, open, readdir, rm, rmdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import type { Lane } from '../../src-shared/api/operations.ts'
 import type { DownloadProgress } from '../gateway/save.ts'
 import type { GatewayLike } from '../ipc/current-gateway.ts'
 import type { MarkSource } from './internet-mark.ts'
@@ -48,10 +49,10 @@ export type MarkFile = (path: string, source: MarkSource) => Promise<void>
  */
 export async function downloadToCache(
   gateway: Pick<GatewayLike, 'call' | 'download'>,
-  where: { cacheDir: string; accountId: string; fileId: number; known?: { url: string; name: string }; mark?: MarkFile; referrerUrl?: string },
+  where: { cacheDir: string; accountId: string; fileId: number; known?: { url: string; name: string }; mark?: MarkFile; referrerUrl?: string; lane?: Lane },
   onProgress?: (progress: DownloadProgress) => void,
 ): Promise<{ path: string; bytes: number }> {
-  const file = (where.known ?? (await gateway.call('files.get', { params: { id: where.fileId } }))) as { url?: unknown; name?: unknown } | undefined
+  const file = (where.known ?? (await gateway.call('files.get', { params: { id: where.fileId }, lane: where.lane }))) as { url?: unknown; name?: unknown } | undefined
   if (!file || typeof file.url !== 'string') throw new NoContentError(`File ${where.fileId} has no content to download.`)
   const name = safeFileName(typeof file.name === 'string' ? file.name : `file-${where.fileId}`)
   const folder = fileFolder(where.cacheDir, where.accountId, where.fileId)
@@ -59,7 +60,7 @@ export async function downloadToCache(
   try {
     const mark = where.mark
     const beforePlace = mark && ((temp: string, url: URL) => mark(temp, { hostUrl: url.href, referrerUrl: where.referrerUrl }))
-    const { bytes } = await gateway.download(file.url, path, onProgress, { beforePlace })
+    const { bytes } = await gateway.download(file.url, path, onProgress, { beforePlace, lane: where.lane })
     return { path, bytes }
   } catch (error) {
     // The gateway removed its temporary file; the file's folder goes too when nothing else is in it.

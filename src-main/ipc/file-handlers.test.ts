@@ -267,6 +267,16 @@ describe('files.stage and files.discard', () => {
     }
   })
 
+  it('downloads ahead of use on the prefetch lane, and refuses a lane it does not know', async () => {
+    const { ask, upload } = await open()
+    const id = await upload('ahead.txt', 'ahead')
+    expect((await ask('outpost:files.download', { downloadId: 'p', fileId: id, lane: 'prefetch' })).ok).toBe(true)
+    expect(await ask('outpost:files.download', { downloadId: 'q', fileId: id, lane: 'right-now' })).toMatchObject({
+      ok: false,
+      error: { source: 'ipc', kind: 'invalid-request', message: expect.stringContaining('lane must be one of user-write, user-read, sync, prefetch') },
+    })
+  })
+
   it('refuses any path outside the staging and cache folders, and leaves it alone', async () => {
     const { ask, side, dataDir } = await open()
     const precious = join(dataDir, 'thesis.docx')

@@ -246,11 +246,11 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       )
     },
 
-    'outpost:files.download': async ({ downloadId, fileId, known }) => {
+    'outpost:files.download': async ({ downloadId, fileId, known, lane }) => {
       const { account, gateway } = await deps.gateway.get()
       return download(account.id, fileId, () =>
         noContent(() =>
-          downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: account.id, fileId, known, mark: deps.markFile, referrerUrl: account.baseUrl }, ({ received, total }) =>
+          downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: account.id, fileId, known, lane, mark: deps.markFile, referrerUrl: account.baseUrl }, ({ received, total }) =>
             deps.emit('outpost:download-progress', { downloadId, bytesReceived: received, bytesTotal: total }),
           ),
         ),

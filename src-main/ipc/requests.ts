@@ -139,6 +139,7 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
       downloadId: text(r.downloadId, 'downloadId', 256),
       fileId: positiveInt(r.fileId, 'fileId'),
       ...(known && { known: { url: text(known.url, 'known.url'), name: text(known.name, 'known.name', LIMITS.fileName) } }),
+      ...(r.lane !== undefined && { lane: isLane(r.lane) ? r.lane : invalid(`lane must be one of ${LANES.join(', ')}`) }),
     }
   },
   'outpost:files.open': (request) => ({ fileId: positiveInt(record(request, 'The request').fileId, 'fileId') }),

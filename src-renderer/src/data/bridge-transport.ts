@@ -2,7 +2,7 @@
 // the main side's gateway (Electron IPC, or the browser host's WebSocket).
 // Failures come back as TransportError carrying the gateway's typed failure,
 // so the outbox reasons the same way here as over a Gateway in Node tests.
-import type { OperationFailure, OperationName, OperationRequest } from '../../../src-shared/api/operations.ts'
+import type { Lane, OperationFailure, OperationName, OperationRequest } from '../../../src-shared/api/operations.ts'
 import type { ApiCallRequest, IpcError } from '../../../src-shared/ipc.ts'
 import { BridgeError, type Bridge } from '../lib/bridge.ts'
 import { TransportError, UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
@@ -101,9 +101,9 @@ export function bridgeTransport(bridge: Bridge): Transport {
     },
 
     // The file's row gives its address and name; the main side sends the token only to the service's own origin.
-    async download(fileId: number, url: string, name: string) {
+    async download(fileId: number, url: string, name: string, lane?: Lane) {
       try {
-        const answer = await bridge.call('outpost:files.download', { downloadId: newId(), fileId, known: { url, name } })
+        const answer = await bridge.call('outpost:files.download', { downloadId: newId(), fileId, known: { url, name }, ...(lane && { lane }) })
         return { path: answer.path, size: answer.bytes, contentType: contentTypeOf(answer.path) }
       } catch (error) {
         rethrow(error)

@@ -92,6 +92,19 @@ export const DOC_V4_FIELDS = [
   'updated_at',
 ] as const satisfies readonly (keyof DocV4)[]
 
+/**
+ * What a bootstrap's v4 epic pages are asked for: what the v3 list of every epic (which a bootstrap stores
+ * first) does not carry. The rest of each epic comes with that list.
+ */
+export const EPIC_V4_PAGE_FIELDS = ['id', 'updated_at', 'description', 'comments', 'healths'] as const satisfies readonly (typeof EPIC_V4_FIELDS)[number][]
+
+/**
+ * What the doc pages are asked for: a doc's Markdown, not its HTML too. The Markdown is what search, the
+ * list's excerpts and editing (offline too) read; the reader shows the service's HTML, which comes when a
+ * doc is opened (refreshDoc), and the Markdown until then. Both would be twice the bytes of every doc.
+ */
+export const DOC_V4_PAGE_FIELDS = ['id', 'title', 'content_markdown', 'archived', 'creator', 'created_at', 'updated_at'] as const satisfies readonly (typeof DOC_V4_FIELDS)[number][]
+
 export type EpicV4Fields = Pick<EpicV4, (typeof EPIC_V4_FIELDS)[number]>
 export type DocV4Fields = Pick<DocV4, (typeof DOC_V4_FIELDS)[number]>
 
@@ -322,15 +335,18 @@ type DocPart = Omit<CachedDoc, 'content_markdown' | 'content_html' | 'creator_id
   Partial<Pick<CachedDoc, 'content_markdown' | 'content_html' | 'creator_id'>>
 
 /**
- * A doc. v4 lists carry both contents; a single GET (v4 or v3) only the one
- * asked for, and v3 names no creator: `cached` fills what the answer leaves out.
+ * A doc. The sync's pages carry its Markdown (DOC_V4_PAGE_FIELDS), a single GET (v4 or v3) only the content
+ * asked for, and v3 names no creator: `cached` fills what the answer leaves out. Its HTML only from a cached
+ * row of the same version: the HTML of an older one would show what the doc no longer says (the reader shows
+ * the Markdown until the HTML of this version comes, when the doc is opened).
  */
-export function docFromV4(d: DocV4Fields | DocV3, cached?: CachedDoc): CachedDoc {
-  const p = partialDocFromV4(d)
+export function docFromV4(d: DocV4Fields | DocV3 | Omit<DocV4Fields, 'content_html'>, cached?: CachedDoc): CachedDoc {
+  const p = partialDocFromV4(d as DocV4Fields)
+  const sameVersion = cached !== undefined && cached.updated_at === p.updated_at
   return {
     ...p,
     content_markdown: p.content_markdown ?? cached?.content_markdown ?? '',
-    content_html: p.content_html ?? cached?.content_html ?? '',
+    content_html: p.content_html ?? (sameVersion ? cached.content_html : ''),
     creator_id: p.creator_id ?? cached?.creator_id ?? null,
   }
 }

@@ -123,6 +123,12 @@ export interface DataLayerOptions {
   online?: () => boolean
   /** How long after a queued change its replay starts (ms): a burst of changes (typing, a drop of files) goes as one pass. */
   replayDelayMs?: number
+  /**
+   * The user said the link is metered: only what they do goes (their changes, what they open, their Sync now),
+   * nothing in the background. The main side's schedule is not followed, and a run the user asks for fetches
+   * what changed and what was never fetched, without id sweeps, story refreshes or files ahead of use.
+   */
+  metered?: () => boolean
 }
 
 export interface DataLayer {
@@ -360,8 +366,11 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
       force,
       // Files are not downloaded ahead of use while room is short: that room is what was just cleared.
       prefetch,
+      metered: options.metered?.() === true,
       signal: controller.signal,
       started: () => setStatus({ state: 'syncing', progress: null, error: null }),
+      // The lists are stored: the workspace is synced, whatever files are still downloaded ahead of use.
+      listed: async () => setStatus({ state: 'idle', phase: null, progress: null, lastSyncedAt: clock(), bootstrapped: await isBootstrapped(db), error: null }),
     })
 
   const runOnce = async (force: boolean): Promise<SyncReport | null> => {
@@ -442,6 +451,8 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
   const onSync = (trigger: ScheduleTrigger) => {
     // While storage is full, sync tries again on its own schedule; the user's Sync now still goes at once.
     if (storage && trigger.reason !== 'menu') return
+    // On a metered link only what the user asks goes: Sync now, and a workspace they just added or opened.
+    if (options.metered?.() === true && trigger.reason !== 'menu' && trigger.reason !== 'account') return
     background(() => sync({ force: trigger.reason === 'menu' }))
   }
   const unsubscribe = [

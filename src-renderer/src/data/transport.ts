@@ -19,7 +19,7 @@ export interface Transport {
    */
   stage(file: FileOnDisk): Promise<{ path: string; size: number }>
   /** Downloads a file's content (at its `url`, named `name`, as the file's row has them) into the app's file cache. */
-  download(fileId: number, url: string, name: string): Promise<{ path: string; size: number; contentType: string }>
+  download(fileId: number, url: string, name: string, lane?: Lane): Promise<{ path: string; size: number; contentType: string }>
   /** Removes a staged or cached file the data layer no longer needs. */
   discard(path: string): Promise<void>
   /**

@@ -32,6 +32,12 @@ export interface CachedEpic extends Pick<EpicValues, EpicField> {
    * same run. Absent until a v3 answer gave it (an epic created offline, one whose list has not come).
    */
   progress?: StoryProgress
+  /**
+   * Stored from the v3 list of every epic early in a bootstrap, so that the list shows every epic at once:
+   * every field but the description, and none of its comments and health, which the bootstrap's v4 pages
+   * bring (sync/walk.ts). Absent on a whole epic.
+   */
+  partial?: true
 }
 
 export interface CachedComment {

@@ -41,7 +41,7 @@ export type ToWorker =
    * own connection (without it, the worker's requests go through the window). Answered by 'ready'.
    */
   | { type: 'open'; dbName: string; options: Required<SyncOptions>; host?: HostAddress }
-  | { type: 'sync'; id: number; force: boolean; prefetch?: boolean }
+  | { type: 'sync'; id: number; force: boolean; prefetch?: boolean; metered?: boolean }
   | { type: 'abort'; id: number; message: string }
   /** The answer to an 'ask'; `parts`: the value is a list that came first in that many 'part' messages. */
   | { type: 'answer'; id: number; result: IpcResult<unknown>; parts?: number }
@@ -52,6 +52,8 @@ export type FromWorker =
   | { type: 'ready' }
   /** The run holds the sync lock. */
   | { type: 'started'; id: number }
+  /** The run's lists are stored (what follows is files downloaded ahead of use). */
+  | { type: 'listed'; id: number }
   | { type: 'progress'; progress: SyncProgress }
   | { type: 'done'; id: number; report: SyncReport }
   | { type: 'failed'; id: number; failure: RunFailure }

@@ -35,6 +35,7 @@ interface Run {
   resolve(report: SyncReport): void
   reject(error: unknown): void
   started?: () => void | Promise<void>
+  listed?: () => void | Promise<void>
 }
 
 /**
@@ -106,6 +107,9 @@ export function workerSyncer(port: SyncWorkerPort, bridge: Pick<Bridge, 'call'>,
       case 'started':
         void runs.get(message.id)?.started?.()
         return
+      case 'listed':
+        void runs.get(message.id)?.listed?.()
+        return
       case 'done':
       case 'failed': {
         const run = runs.get(message.id)
@@ -150,8 +154,9 @@ export function workerSyncer(port: SyncWorkerPort, bridge: Pick<Bridge, 'call'>,
             reject(error)
           },
           started: run.started,
+          listed: run.listed,
         })
-        post({ type: 'sync', id, force: run.force === true, ...(run.prefetch === false && { prefetch: false }) })
+        post({ type: 'sync', id, force: run.force === true, ...(run.prefetch === false && { prefetch: false }), ...(run.metered === true && { metered: true }) })
       })
     },
   }

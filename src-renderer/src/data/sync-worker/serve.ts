@@ -48,12 +48,12 @@ export function serveSync(port: Port<ToWorker, FromWorker>, options: ServeOption
     pathForFile: () => Promise.reject(new Error('The sync worker stages no file.')),
   }
 
-  const run = (id: number, force: boolean, prefetch: boolean) => {
+  const run = (id: number, force: boolean, prefetch: boolean, metered: boolean) => {
     const controller = new AbortController()
     runs.set(id, controller)
     const { signal } = controller
     void syncer!
-      .sync({ force, prefetch, signal, started: () => post({ type: 'started', id }) })
+      .sync({ force, prefetch, metered, signal, started: () => post({ type: 'started', id }), listed: () => post({ type: 'listed', id }) })
       .then(
         (report) => post({ type: 'done', id, report }),
         (error: unknown) => post({ type: 'failed', id, failure: failureOfRun(error, signal.aborted) }),
@@ -76,7 +76,7 @@ export function serveSync(port: Port<ToWorker, FromWorker>, options: ServeOption
         return
       }
       case 'sync':
-        if (syncer) run(message.id, message.force, message.prefetch !== false)
+        if (syncer) run(message.id, message.force, message.prefetch !== false, message.metered === true)
         else post({ type: 'failed', id: message.id, failure: { kind: 'other', name: 'Error', message: 'The sync worker has no cache open.' } })
         return
       case 'abort':

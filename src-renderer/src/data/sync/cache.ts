@@ -13,6 +13,7 @@ import {
   commentFromSlim,
   docFromV4,
   EPIC_POSITION_STEP,
+  epicFromV3,
   epicFromV4,
   healthFromSlim,
   storyProgressOf,
@@ -122,12 +123,15 @@ async function readInSlices<T extends { id: EntityId }, Insert>(table: Table<T, 
 
 const epicTables = (db: OutpostDb) => [db.epics, db.epicComments, db.epicHealth, db.docEpics, db.stories, db.storyLists]
 
-/** Should `incoming` replace `cached`? Never with an older version; with the same one only in a bootstrap. */
-function replaces(cached: { updated_at: string } | undefined, incomingUpdatedAt: string, mode: WriteMode): boolean {
+/**
+ * Should `incoming` (a whole row) replace `cached`? Never with an older version; with the same one only in a
+ * bootstrap, or over a row that is not whole (an epic stored from the v3 list).
+ */
+function replaces(cached: { updated_at: string; partial?: true } | undefined, incomingUpdatedAt: string, mode: WriteMode): boolean {
   // A row without a version is not one sync wrote (corrupt, or another program's): the service's copy goes over it.
   if (!cached || typeof cached.updated_at !== 'string') return true
   if (incomingUpdatedAt > cached.updated_at) return true
-  return mode === 'bootstrap' && incomingUpdatedAt === cached.updated_at
+  return (mode === 'bootstrap' || cached.partial === true) && incomingUpdatedAt === cached.updated_at
 }
 
 /** The largest cached epic position (epics carry no index on it: one scan, only when an unknown epic needs one). */
@@ -178,31 +182,40 @@ export interface ListedEpic {
   progress?: StoryProgress
 }
 
+/** What a bootstrap's epic page carries of each epic (EPIC_V4_PAGE_FIELDS): the rest is in the row the v3 list stored. */
+export type EpicPageItem = Pick<EpicV4Fields, 'id' | 'updated_at' | 'description' | 'comments' | 'healths'>
+
 /**
  * One page of v4 epics with the comment and health slims they carry, and the
  * walk's checkpoint, in one transaction. An epic's `comments` and `healths`
  * pages are complete, so rows of that epic they no longer list are gone.
  * Position and progress come from `listed` (the v3 list of this run) or the
  * cached row. Returns how many epics were written.
+ *
+ * `merge`: the page's items carry only what the v3 list lacks (a bootstrap's pages, EpicPageItem) and complete
+ * the rows that list stored. An item whose version is not the row's (the epic changed between the list and
+ * its page) is left out: the walk's last page, asked for once every other page came, brings it whole.
  */
 export async function writeEpicPage(
   db: OutpostDb,
-  page: EpicV4Fields[],
+  page: EpicV4Fields[] | EpicPageItem[],
   mode: WriteMode,
   checkpoint: KindCheckpoint,
   listed?: ReadonlyMap<number, ListedEpic>,
+  merge = false,
 ): Promise<number> {
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const cached = await db.epics.bulkGet(page.map((e) => e.id))
-    const fresh = page.filter((e, i) => replaces(cached[i], e.updated_at, mode))
+    const fresh = page.filter((e, i) => (merge ? cached[i]?.updated_at === e.updated_at : replaces(cached[i], e.updated_at, mode)))
     if (fresh.length > 0) {
       const cachedById = new Map(cached.filter((c): c is CachedEpic => !!c).map((c) => [c.id, c]))
-      // The comments and health held of the fresh epics the cache has. An epic's rows are written and
-      // removed with it (a page, an opened epic, the deletion of the epic), so one not cached has none; the
-      // exception, a write-back of the user's own comment or health after the cache was lost, is on the
-      // service and so in the page too (deleted there since, it stays until the epic is opened).
-      // In a first bootstrap no epic is cached: 200 lookups a page, most of its write, are not made.
-      const held = fresh.filter((e) => cachedById.has(e.id)).map((e) => e.id)
+      // The comments and health held of the fresh epics the cache has whole. An epic's rows are written and
+      // removed with it (a page, an opened epic, the deletion of the epic), so one not cached has none, nor
+      // one the v3 list stored (partial) that no page completed yet; the exception, a write-back of the
+      // user's own comment or health after the cache was lost, is on the service and so in the page too
+      // (deleted there since, it stays until the epic is opened). In a first bootstrap no epic is held
+      // whole: 200 lookups a page, most of its write, are not made.
+      const held = fresh.filter((e) => cachedById.has(e.id) && !cachedById.get(e.id)!.partial).map((e) => e.id)
       const [cachedComments, cachedHealths] =
         held.length === 0 ? [[], []] : await Promise.all([rowsOfEpics(db.epicComments, held), rowsOfEpics(db.epicHealth, held)])
       const comments = groupBy(cachedComments, (c) => c.epic_id)
@@ -214,14 +227,19 @@ export async function writeEpicPage(
       const goneComments: EntityId[] = []
       const goneHealth: EntityId[] = []
       for (const e of fresh) {
-        const listing = listed?.get(e.id)
         const held = cachedById.get(e.id)
-        let position = listing?.position ?? held?.position
-        if (position === undefined) {
-          last = (last ?? (await lastEpicPosition(db))) + EPIC_POSITION_STEP
-          position = last
+        if (merge) {
+          const { partial: _partial, ...whole } = held!
+          epicRows.push({ ...whole, description: e.description ?? '' })
+        } else {
+          const listing = listed?.get(e.id)
+          let position = listing?.position ?? held?.position
+          if (position === undefined) {
+            last = (last ?? (await lastEpicPosition(db))) + EPIC_POSITION_STEP
+            position = last
+          }
+          epicRows.push(epicFromV4(e as EpicV4Fields, position, listing?.progress ?? held?.progress))
         }
-        epicRows.push(epicFromV4(e, position, listing?.progress ?? held?.progress))
         slimsOver(e.id, e.comments?.entities, comments.get(e.id), commentFromSlim, commentRows, goneComments)
         slimsOver(e.id, e.healths?.entities, healths.get(e.id), healthFromSlim, healthRows, goneHealth)
       }
@@ -233,6 +251,20 @@ export async function writeEpicPage(
     }
     await db.checkpoints.put(checkpoint)
     return fresh.length
+  })
+}
+
+/**
+ * The epics the v3 list stored that no page completed, once a bootstrap's walk has met and its last page
+ * came: each was in the list and in neither end of the walk nor among what changed since, so it was
+ * deleted on the service meanwhile. Removed, with the checkpoint, in one transaction; returns how many.
+ */
+export async function removePartialEpics(db: OutpostDb, checkpoint: KindCheckpoint): Promise<number> {
+  return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
+    const gone = (await db.epics.filter((e) => e.partial === true).primaryKeys()) as EntityId[]
+    await removeEpics(db, gone)
+    await db.checkpoints.put(checkpoint)
+    return gone.length
   })
 }
 
@@ -276,28 +308,48 @@ const droppedFrom = (cachedIds: EntityId[], listed: ReadonlySet<EntityId>, known
  * - cached epics it does not list were deleted on the service: removed;
  * - positions and progress (from `stats`, when the list carries them) are refreshed, in the rows where
  *   they changed (the service renumbers neighbours, and counts stories, without touching updated_at);
- * - epics not cached yet are not stored from it: the v4 walk brings them whole (with `listed`).
+ * - epics not cached yet are stored from it when `store` (a bootstrap's list, which carries the cached
+ *   fields): every field but the description, marked partial until a v4 page completes them. Otherwise the
+ *   v4 walk brings them whole (with `listed`).
  */
 export async function writeEpicList(
   db: OutpostDb,
-  list: Pick<EpicSlimV3, 'id' | 'position' | 'stats'>[],
+  list: (Pick<EpicSlimV3, 'id' | 'position' | 'stats'> & Partial<EpicSlimV3>)[],
   checkpoint: KindCheckpoint,
   known: ReadonlySet<EntityId>,
+  store = false,
 ): Promise<EpicListResult> {
   const listed = new Map<number, ListedEpic>(
     list.map((e) => [e.id, { position: e.position, ...withProgress(storyProgressOf(e)) }]),
   )
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const cached = await readInSlices(db.epics)
-    const cachedIds = new Set(cached.map((e) => e.id))
+    const byId = new Map(cached.map((e) => [e.id, e]))
     const changed: CachedEpic[] = []
-    for (const e of cached) {
+    /** Rows the list's copy goes over (older, or not one sync wrote): what hung off them comes again with their page. */
+    const redone: EntityId[] = []
+    if (store) {
+      for (const e of list) {
+        const held = byId.get(e.id)
+        if (held && !(replaces(held, e.updated_at as string, 'incremental') && held.updated_at !== e.updated_at)) continue
+        if (held) redone.push(e.id)
+        const description = typeof held?.description === 'string' ? held.description : ''
+        changed.push({ ...epicFromV3(e as EpicSlimV3, description), partial: true })
+        byId.delete(e.id)
+      }
+    }
+    for (const e of byId.values()) {
       const listing = listed.get(e.id as number)
       if (!listing) continue
       const progress = listing.progress ?? e.progress
       if (listing.position !== e.position || !sameProgress(e.progress, progress)) changed.push({ ...e, position: listing.position, ...withProgress(progress) })
     }
+    if (redone.length > 0) {
+      await db.epicComments.where('epic_id').anyOf(redone).delete()
+      await db.epicHealth.where('epic_id').anyOf(redone).delete()
+    }
     await putInSlices(db.epics, changed)
+    const cachedIds = new Set(cached.map((e) => e.id))
     const gone = droppedFrom([...cachedIds], new Set(listed.keys()), known)
     await removeEpics(db, gone)
     await db.checkpoints.put(checkpoint)

@@ -49,7 +49,8 @@ export interface KindCheckpoint extends Checkpoint {
   total: number
   /**
    * Walk kinds: the newest updated_at on the service when the last finished walk
-   * began. The next walk reads down to it, minus the overlap.
+   * began. The next walk reads down to it, minus the overlap. The epic list: the
+   * newest updated_at its last list held (a bootstrap reads down to it again).
    */
   since: string | null
   /** The `since` the unfinished walk will leave when it ends. */
@@ -58,10 +59,31 @@ export interface KindCheckpoint extends Checkpoint {
   syncedAt: number | null
   /** The service refused the kind's last fetch (403 feature disabled, ...): what it said. */
   failure: { status?: number; message: string } | null
+  /** Walk kinds: a bootstrap walk from both ends under way (walk.ts), where each end stands; else null. */
+  ends: WalkEnds | null
 }
 
+/** One end of a walk from both ends: the newest first (desc) or the oldest first (asc). */
+export interface WalkEnd {
+  /** Its next page, once it has a first one. */
+  cursor: string | null
+  /** Pages it has brought (each covers a page's worth of the list, whatever it held). */
+  pages: number
+  /** It needs no more pages: it met the other end, or reached the list's end. */
+  finished: boolean
+}
+
+export interface WalkEnds {
+  /** How many the list held when its newest end began (its first page's total), once known. */
+  total: number | null
+  desc: WalkEnd
+  asc: WalkEnd
+}
+
+export const freshEnds = (): WalkEnds => ({ total: null, desc: { cursor: null, pages: 0, finished: false }, asc: { cursor: null, pages: 0, finished: false } })
+
 export function freshCheckpoint(kind: SyncKind): KindCheckpoint {
-  return { kind, bootstrapped: false, cursor: null, done: 0, total: 0, since: null, walkSince: null, syncedAt: null, failure: null }
+  return { kind, bootstrapped: false, cursor: null, done: 0, total: 0, since: null, walkSince: null, syncedAt: null, failure: null, ends: null }
 }
 
 export async function readCheckpoint(db: OutpostDb, kind: SyncKind): Promise<KindCheckpoint> {

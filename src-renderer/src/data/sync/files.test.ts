@@ -116,6 +116,31 @@ describe('file contents', () => {
     for (const e of evicted) expect(existsSync(e.path)).toBe(false)
   })
 
+  it('prefetches after the lists, on the lowest lane: the run says it is listed before the first download', async () => {
+    const db = world.openDb('after-lists')
+    const events: string[] = []
+    const inner = gatewayTransport(world.gateway, { staging: join(world.folders.staging, 'after-lists'), cache: join(world.folders.cache, 'after-lists') })
+    const transport = {
+      ...inner,
+      download: (fileId: number, url: string, name: string, lane?: Parameters<typeof inner.download>[3]) => {
+        events.push(`download on ${lane ?? 'user-read'}`)
+        return inner.download(fileId, url, name, lane)
+      },
+    }
+    const syncer = createSyncer({ db, transport, clock: () => Date.now(), options: { fileBudgetBytes: DEFAULT_SYNC_OPTIONS.fileBudgetBytes } })
+    const report = await syncer.sync({ listed: () => void events.push('listed') })
+    expect(report.prefetched).toBeGreaterThan(0)
+    expect(events[0]).toBe('listed')
+    expect(events.slice(1)).toEqual(Array(report.prefetched).fill('download on prefetch'))
+    // Metered: the lists, and no file downloaded ahead of use.
+    const metered = world.openDb('after-lists-metered')
+    const quiet = createSyncer({ db: metered, transport, clock: () => Date.now(), options: { fileBudgetBytes: DEFAULT_SYNC_OPTIONS.fileBudgetBytes } })
+    events.length = 0
+    expect((await quiet.sync({ metered: true })).prefetched).toBe(0)
+    expect(events).toEqual([])
+    expect(await metered.files.count()).toBe(world.service.ctx.col('file' as never).ids().length)
+  })
+
   it('prefetches four files at once, and all of them within the budget', async () => {
     const now = Date.now()
     const db = world.openDb('at-once')

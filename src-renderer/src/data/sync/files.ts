@@ -130,7 +130,7 @@ export async function prefetchFiles(ctx: SyncContext): Promise<number> {
   let failure: { error: unknown } | undefined
   const fetch = async (file: CachedFile & { id: number }, recency: number) => {
     try {
-      const got = await ctx.transport.download(file.id, file.url, file.name)
+      const got = await ctx.transport.download(file.id, file.url, file.name, 'prefetch')
       await ctx.db.fileContents.put({ id: file.id, path: got.path, size: got.size, contentType: got.contentType, lastUsedAt: recency })
       count++
     } catch (error) {

@@ -62,9 +62,11 @@ describe('incremental sync', () => {
     expect(await db.epics.get(created.id)).toMatchObject({ name: 'Brand new epic', position: servedNew.position })
     const doc = await db.docs.get(docId)
     expect(doc?.content_markdown).toContain('# Changed')
-    expect(doc?.content_html).toContain('<strong>text</strong>')
-    expect(await db.docs.get(newDoc.id)).toMatchObject({ title: 'Fresh doc' })
-    expect((await db.docs.get(newDoc.id))?.content_html).toContain('<em>there</em>')
+    // The pages carry the Markdown alone: the HTML of the version before is not kept under the new text.
+    expect(doc?.content_html).toBe('')
+    expect(await db.docs.get(newDoc.id)).toMatchObject({ title: 'Fresh doc', content_markdown: 'Hello *there*', content_html: '' })
+    // Opened, a doc brings the service's HTML of its version.
+    expect((await syncer.refreshDoc(String(docId)))?.content_html).toContain('<strong>text</strong>')
   })
 
   it('takes a comment the service deleted out of the cache, and leaves the epic’s other comments and other epics’ as they were', async () => {

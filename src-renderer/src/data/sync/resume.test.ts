@@ -1,21 +1,18 @@
 // A bootstrap killed part way (an abort, the database closed, a request
-// refused) resumes from its checkpoint: finished kinds and stored pages are
-// not fetched again, but for the v3 epic list while the epic pages are not all
-// stored (one request: the positions of the epics still to come, which v4 pages
-// lack). A cursor the service forgot restarts that kind only.
+// refused) resumes from what it stored: kinds it finished, the v3 epic list
+// once its rows are stored, and the pages each end of a walk stored are not
+// fetched again; a cursor the service forgot restarts that end only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TransportError } from '../transport.ts'
 import { createSyncer, readCheckpoints } from './index.ts'
-import { bootstrapFloor, countingTransport, serviceCounts, startWorld, type World } from '../../../../testing/sync-kit.ts'
-import type { OperationName } from '../../../../src-shared/api/operations.ts'
+import { countingTransport, pages, serviceCounts, startWorld, type World } from '../../../../testing/sync-kit.ts'
 
 let world: World
-let floor: number
 /** Epics the service holds with no description (the cache must hold the same number). */
 let emptyDescriptions: number
+const EPICS = 1200
 beforeAll(async () => {
-  world = await startWorld({ seed: { epics: 600, docs: 150, files: 30 } })
-  floor = bootstrapFloor(world.service)
+  world = await startWorld({ seed: { epics: EPICS, docs: 150, files: 30 } })
   emptyDescriptions = world.service.ctx
     .col<any>('epic')
     .all()
@@ -24,29 +21,15 @@ beforeAll(async () => {
 afterAll(() => world.close())
 
 /**
- * Calls in the order a bootstrap makes them: 7 reference lists, the first epic
- * page, the v3 epic list, 5 more epic pages (calls 9-13), 2 doc pages (14-15),
- * files, linked files. A walk asks for its next page while it writes the one
- * before (but the first epic page, stored before the list).
+ * The epic pages are asked for once the v3 epic list is stored (a page is then written as soon as it
+ * comes, whatever the machine's load), as on a link where the list comes first.
  */
-const ORDER: OperationName[] = [
-  'members.list',
-  'groups.list',
-  'epicWorkflow.states',
-  'categories.v3List',
-  'objectives.list',
-  'labels.list',
-  'customFields.list',
-  'epics.list',
-  'epics.v3List',
-  ...Array<OperationName>(5).fill('epics.list'),
-  ...Array<OperationName>(2).fill('documents.list'),
-  'files.list',
-  'linkedFiles.list',
-]
-
-const syncerOf = (db: ReturnType<World['openDb']>, transport: ReturnType<typeof countingTransport>) =>
-  createSyncer({ db, transport, clock: Date.now, options: { fileBudgetBytes: 0 } })
+let listStored: Promise<void> = Promise.resolve()
+const syncerOf = (db: ReturnType<World['openDb']>, transport: ReturnType<typeof countingTransport>) => {
+  let stored = () => {}
+  listStored = new Promise<void>((resolve) => (stored = resolve))
+  return createSyncer({ db, transport, clock: Date.now, options: { fileBudgetBytes: 0 }, onProgress: (p) => p.kind === 'epicList' && stored() })
+}
 
 async function expectComplete(db: ReturnType<World['openDb']>) {
   const c = serviceCounts(world.service)
@@ -54,78 +37,95 @@ async function expectComplete(db: ReturnType<World['openDb']>) {
   expect(await db.docs.count()).toBe(c.docs)
   expect(await db.files.count()).toBe(c.files)
   expect(await db.epicComments.count()).toBe(c.comments)
-  // Every epic has its description (from the v4 pages), not only the v3 list's fields.
+  // Every epic whole: its description from its page, nothing left as the v3 list stored it.
   expect(await db.epics.filter((e) => e.description === '').count()).toBe(emptyDescriptions)
+  expect(await db.epics.filter((e) => e.partial === true).count()).toBe(0)
+  expect((await readCheckpoints(db)).get('epics')).toMatchObject({ bootstrapped: true, cursor: null, ends: null })
+}
+
+/** Epic pages each end stored, as the checkpoint says. */
+async function storedPages(db: ReturnType<World['openDb']>): Promise<number> {
+  const ends = (await readCheckpoints(db)).get('epics')!.ends
+  return (ends?.desc.pages ?? 0) + (ends?.asc.pages ?? 0)
+}
+
+/** Epic pages asked for once the list is stored. */
+const slowPages = async (operation: string) => {
+  if (operation === 'epics.list') await listStored
+}
+
+/** A transport that calls `then` once `pages` epic pages have been answered. */
+const afterEpicPages = (pages: number, then: () => void) => {
+  let answered = 0
+  const transport = countingTransport(world.transport, slowPages)
+  return {
+    ...transport,
+    call: async <T,>(...args: Parameters<typeof transport.call>): Promise<T> => {
+      const answer = await transport.call<T>(...args)
+      if (args[0] === 'epics.list' && ++answered === pages) then()
+      return answer
+    },
+  }
 }
 
 describe('resume after an interrupted bootstrap', () => {
-  it('the floor is the ORDER above', () => {
-    expect(floor).toBe(ORDER.length)
-  })
-
-  it('resumes after an abort without fetching stored pages or finished kinds again', async () => {
+  it('resumes after an abort without fetching the list, stored pages or finished kinds again', async () => {
     const db = world.openDb('abort')
     const controller = new AbortController()
-    const K = 11 // the 12th call (epic page 4) is sent, and its answer dropped
-    const first = countingTransport(world.transport, (_op, _req, made) => {
-      if (made === K) controller.abort()
-    })
+    const first = afterEpicPages(3, () => controller.abort())
     await expect(syncerOf(db, first).sync({ signal: controller.signal })).rejects.toThrow()
-    expect(first.counted.total()).toBe(K + 1)
-    const cp = (await readCheckpoints(db)).get('epics')!
-    expect(cp).toMatchObject({ bootstrapped: false, done: 300, total: 600 })
-    expect(cp.cursor).toBeTruthy()
-    // The pages stored so far: each epic is stored whole, from its page.
-    expect(await db.epics.count()).toBe(300)
-    expect(await db.epics.filter((e) => typeof e.description !== 'string').count()).toBe(0)
+    const stored = await storedPages(db)
+    expect(stored).toBeGreaterThan(0)
+    expect(stored).toBeLessThan(pages(EPICS))
+    expect((await readCheckpoints(db)).get('epicList')?.bootstrapped).toBe(true)
+    // Every epic listed already, the ones of the stored pages whole.
+    expect(await db.epics.count()).toBe(EPICS)
+    expect(await db.epics.filter((e) => !e.partial).count()).toBe(stored * 100)
+    const finished = [...(await readCheckpoints(db)).values()].filter((c) => c.bootstrapped).map((c) => c.kind)
 
     const second = countingTransport(world.transport)
     await syncerOf(db, second).sync()
-    // The epic list's positions again, then only epic pages 4-6, the docs and the files: the request made
-    // but not stored is made again.
-    expect(second.counted.log.map((l) => l.operation)).toEqual(['epics.v3List', ...ORDER.slice(K)])
-    expect(second.counted.total()).toBe(floor - K + 1)
+    // The pages not stored, from where each end stood, and the last page; nothing finished is asked again.
+    expect(second.counted.calls.get('epics.list')).toBe(pages(EPICS) - stored + 1)
+    expect(second.counted.calls.get('epics.v3List')).toBeUndefined()
+    for (const l of second.counted.log) expect(finished).not.toContain(l.operation)
     await expectComplete(db)
   })
 
   it('resumes after the database was closed under it', async () => {
     const name = 'closed'
     const db = world.openDb(name)
-    // The epic pages stored; the second doc page is asked for while the first is written, and the database
-    // closes then: neither is stored.
-    const K = 15
-    const first = countingTransport(world.transport, (_op, _req, made) => {
-      if (made === K) db.close()
-    })
+    const first = afterEpicPages(4, () => db.close())
     await expect(syncerOf(db, first).sync()).rejects.toThrow()
-    expect(first.counted.total()).toBe(K + 1)
 
     const again = world.openDb(name)
+    const stored = await storedPages(again)
     const second = countingTransport(world.transport)
     await syncerOf(again, second).sync()
-    expect(second.counted.log.map((l) => l.operation)).toEqual(ORDER.slice(K - 1))
+    expect(second.counted.calls.get('epics.list')).toBe(pages(EPICS) - stored + 1)
     await expectComplete(again)
   })
 
-  it('resumes after a refused request (offline), and restarts a kind whose cursor expired, skipping nothing', async () => {
+  it('resumes after a refused request (offline), and restarts an end whose cursor expired, skipping nothing', async () => {
     const db = world.openDb('expired')
-    const K = 11
-    const first = countingTransport(world.transport, (_op, _req, made) => {
-      if (made === K) throw new TransportError({ kind: 'network', message: 'offline' })
+    let answered = 0
+    const first = countingTransport(world.transport, async (operation) => {
+      await slowPages(operation)
+      // Refused from the fourth page on.
+      if (operation === 'epics.list' && ++answered > 3) throw new TransportError({ kind: 'network', message: 'offline' })
     })
     await expect(syncerOf(db, first).sync()).rejects.toThrow('offline')
-    expect(first.counted.total()).toBe(K)
-    const cp = (await readCheckpoints(db)).get('epics')!
-    expect(cp.done).toBe(300)
+    const ends = (await readCheckpoints(db)).get('epics')!.ends!
+    expect(ends.desc.cursor).toBeTruthy()
 
-    // The service forgets its list snapshots (they last 6 hours): the stored cursor is now unknown to it.
+    // The service forgets its list snapshots (they last 6 hours): the stored cursors are now unknown to it.
     world.service.ctx.db.prepare('DELETE FROM list_snapshots').run()
     const second = countingTransport(world.transport)
     await syncerOf(db, second).sync()
-    // The epic list's positions again, one refused cursor, then all 6 epic pages from the start, then the docs and files.
-    expect(second.counted.calls.get('epics.list')).toBe(1 + 6)
-    expect(second.counted.total()).toBe(1 + 1 + 6 + (floor - 14))
+    // Each end's refused cursor, then the walk again from both ends, and the last page.
+    const refused = [ends.desc, ends.asc].filter((e) => e.cursor && !e.finished).length
+    expect(second.counted.calls.get('epics.list')).toBe(refused + pages(EPICS) + 1)
+    expect(second.counted.calls.get('epics.v3List')).toBeUndefined()
     await expectComplete(db)
-    expect((await readCheckpoints(db)).get('epics')).toMatchObject({ bootstrapped: true, cursor: null })
   })
 })

@@ -1,30 +1,36 @@
-// One sync run: every kind in order, each fetched when it needs to be.
+// One sync run: every kind that is due, fetched at once (each kind's own
+// requests in their order), so that a run takes as long as its longest kind,
+// not the sum of them all: on a far link that is the round trips of the
+// epics' walk.
 //
 // Bootstrap (a kind with no finished fetch) in the fewest requests the API
 // allows, with E epics and D docs (archived included):
 //   members, groups, categories, objectives, labels, custom fields, files,
 //   linked files: one v3 list each ............................ 8
 //   epic states: one v4 page of 100 ............................. 1
-//   epics: the v3 list (every epic's position and progress) ..... 1
-//          v4 pages of 100 (every field, comments, health) ...... ceil(E/100)
-//   docs:  v4 pages of 100 (markdown and HTML) .................. ceil(D/100)
-// that is 10 + ceil(E/100) + ceil(D/100) (an empty list is still one page).
+//   epics: the v3 list (every epic, its position and progress) .. 1
+//          v4 pages of 100 (description, comments, health) ...... ceil(E/100)
+//          the pages of what changed during the walk ............ 1
+//   docs:  v4 pages of 100 (Markdown) ........................... ceil(D/100)
+//          the pages of what changed during the walk ............ 1
+// that is 12 + ceil(E/100) + ceil(D/100) (an empty list is still one page).
+// The walks go from both ends of their list at once (walk.ts), so the round
+// trips one after another are about ceil(ceil(E/100) / 2), and every answer
+// is asked for with the fields the cache keeps (`fields`; the v3 list, which
+// has none, is trimmed in the main side).
 //
-// Why epics cost ceil(E/100) + 1: comments and health exist per epic. The
+// Why epics cost ceil(E/100) + 2: comments and health exist per epic. The
 // only ways to them are per-epic requests (v3 GET /epics/{id}, its comments,
 // its health history: E requests or more) or the v4 epic list, whose pages
 // carry each epic's `comments` (threaded-comment slims: id, text, deleted)
 // and `healths` (slims: id, status, times). So the v4 pages are the floor for
-// "epics with their comments and health", and they carry every epic field but
-// one: v4 has no `position`, which only v3 gives, nor the stories' `stats`.
-// The v3 list (one request) brings every epic's position and stats; its rows
-// are not stored in a bootstrap, since the v4 pages bring each epic whole: an
-// epic is written once. The pages come newest first, the epic list's own
-// order: the first is stored before the v3 list is asked for (its 100 epics
-// are put in their places when the list comes), so the epic list shows after
-// the reference lists and one page.
-// What the slims lack (author, thread, times of comments; text and author of
-// health) comes when an epic is opened (refreshEpic: 3 requests).
+// "epics with their comments and health". v4 has no `position`, which only v3
+// gives, nor the stories' `stats`: the v3 list (one request) brings every
+// epic with them, and every field but the description. A bootstrap stores its
+// rows first (partial: the epic list shows every epic after one request), and
+// the v4 pages, asked only for what it lacks (EPIC_V4_PAGE_FIELDS), complete
+// them. What the slims lack (author, thread, times of comments; text and
+// author of health) comes when an epic is opened (refreshEpic: 3 requests).
 //
 // After the bootstrap, a run makes: the epic and doc walks (usually one page
 // each); the whole lists of reference data and files when due; the id sweeps
@@ -37,12 +43,16 @@
 // epic changed since (its updated_at, or its stats' last_story_update, which the
 // sweep's list carries): at most `storyRefreshesPerRun` epics, longest
 // unrefreshed first, on the sync lane; the rest wait for the next run.
+//
+// File contents are downloaded ahead of use once the lists are stored (the run
+// says so through `listed`: the workspace is synced then), on the lowest lane.
 import { failureOf } from '../transport.ts'
 import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { DocSlimV3 } from '../../../../src-shared/api/v3/docs.ts'
 import type { OperationFailure } from '../../../../src-shared/api/operations.ts'
 import type { EntityId } from '../types.ts'
-import { knownIds, removeFiles, replaceAll, writeDocList, writeEpicList, type ListedEpic } from './cache.ts'
+import { knownIds, removeFiles, removePartialEpics, replaceAll, writeDocList, writeEpicList, type ListedEpic } from './cache.ts'
+import { EPIC_LIST_V3_FIELDS } from '../convert.ts'
 import { refreshEpicStories } from './refresh.ts'
 import {
   FILE_KINDS,
@@ -85,11 +95,13 @@ export class SyncError extends Error {
 export interface RunOptions {
   /** Fetch every list and run the sweeps now, due or not. */
   force?: boolean
-  /** Download recent files ahead of use (the default); not while storage is short. */
+  /** Download recent files ahead of use (the default); not while storage is short, nor on a metered link. */
   prefetch?: boolean
+  /** Nothing the user did not ask for: no id sweeps, no story refreshes, no lists fetched again (a metered link). */
+  metered?: boolean
+  /** Told once the lists are stored, before files are downloaded ahead of use. */
+  listed?: () => void | Promise<void>
 }
-
-const isIn = <K extends string>(list: readonly K[], kind: string): kind is K => (list as readonly string[]).includes(kind)
 
 /** Failures that would fail every other kind too, or that mean stop: they end the run. */
 function endsTheRun(error: unknown, signal?: AbortSignal): boolean {
@@ -116,98 +128,155 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
     failures: [],
   }
   const now = ctx.clock()
-  const due = (cp: KindCheckpoint, interval: number) => !cp.bootstrapped || options.force === true || cp.syncedAt === null || now - cp.syncedAt >= interval
-  let listed: ReadonlyMap<number, ListedEpic> | undefined
-  /** Walks that finished a bootstrap in this run (the epics' may end with its first page, before the list). */
-  const walked = new Set<SyncKind>()
+  const due = (cp: KindCheckpoint, interval: number) =>
+    !cp.bootstrapped || (options.metered !== true && (options.force === true || cp.syncedAt === null || now - cp.syncedAt >= interval))
+  const wanted = (kind: SyncKind) => !(resuming && checkpoints.get(kind)!.bootstrapped)
 
-  for (const kind of SYNC_KINDS) {
-    const cp = checkpoints.get(kind)!
-    if (resuming && cp.bootstrapped) continue
+  // The kinds go at once; a failure that ends the run stops the others where they are (what came is stored).
+  const stop = new AbortController()
+  const onAbort = () => stop.abort(ctx.signal?.reason)
+  ctx.signal?.addEventListener('abort', onAbort, { once: true })
+  const run: SyncContext = { ...ctx, signal: stop.signal }
+  let fatal: { error: unknown } | undefined
+  /** One kind's fetch: its failure is the report's, or ends the run. */
+  const task = async (kinds: SyncKind[], fetch: () => Promise<void>) => {
     try {
-      if (isIn(REFERENCE_KINDS, kind) || isIn(FILE_KINDS, kind)) {
-        const interval = isIn(FILE_KINDS, kind) ? ctx.options.filesIntervalMs : ctx.options.referenceIntervalMs
-        if (!due(cp, interval)) continue
-        const { written, removed } = await fetchList(ctx, kind, cp)
-        report.written += written
-        report.removed += removed
-      } else if (kind === 'epicList') {
-        if (!due(cp, ctx.options.sweepIntervalMs)) continue
-        const epics = await readCheckpoint(ctx.db, 'epics')
-        if (!epics.bootstrapped && epics.cursor === null) {
-          // A bootstrap's first epic page (the newest 100) is stored before the list of all: the epic
-          // list shows it without waiting for 10,000 positions. Its epics take their places when the list
-          // comes (100 rows written again); the walk goes on from its checkpoint after the list.
-          const head = await walk(ctx, 'epics', undefined, { pages: 1 })
-          report.written += head.written
-          if (head.finished) walked.add('epics')
-        }
-        const known = await knownIds(ctx.db.epics)
-        // Ids, positions and stats (each epic's progress, which no other list carries). In a bootstrap the
-        // v4 pages that follow bring every epic whole, with these positions and progress (v4 has neither): the list's
-        // own rows are not stored, or each epic would be written twice. The list counts as fetched once
-        // that walk is done, so a bootstrap stopped before then asks for it again (its positions).
-        const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: ['id', 'position', 'stats'] })
-        const done = { ...cp, syncedAt: ctx.clock(), done: list.length, total: list.length }
-        const result = await writeEpicList(ctx.db, list, done, known)
-        listed = result.listed
-        report.written += result.written
-        report.removed += result.removed
-        ctx.progress({ kind, phase: cp.bootstrapped ? 'incremental' : 'bootstrap', done: list.length, total: list.length })
-      } else if (kind === 'docList') {
-        if (!due(cp, ctx.options.sweepIntervalMs)) continue
-        if (!cp.bootstrapped) {
-          // A bootstrap needs no doc sweep: the doc pages that follow bring every doc there is.
-          await ctx.db.checkpoints.put({ ...cp, bootstrapped: true, syncedAt: ctx.clock() })
-          continue
-        }
-        const known = await knownIds(ctx.db.docs)
-        const list = await call<DocSlimV3[]>(ctx, 'documents.v3List')
-        report.removed += await writeDocList(
-          ctx.db,
-          list.map((d) => d.id),
-          { ...cp, syncedAt: ctx.clock(), done: list.length, total: list.length },
-          known,
-        )
-        ctx.progress({ kind, phase: 'incremental', done: list.length, total: list.length })
-      } else {
-        if (!walked.has(kind)) {
-          const result = await walk(ctx, kind, kind === 'epics' ? listed : undefined)
-          report.written += result.written
-          if (kind === 'epics' && result.phase === 'bootstrap') walked.add('epics')
-        }
-        if (kind === 'epics' && walked.has('epics')) await ctx.db.checkpoints.update('epicList', { bootstrapped: true })
-      }
-      report.fetched.push(kind)
-      if (cp.failure !== null) await ctx.db.checkpoints.update(kind, { failure: null })
+      await fetch()
+      report.fetched.push(...kinds)
+      for (const kind of kinds) if (checkpoints.get(kind)!.failure !== null) await ctx.db.checkpoints.update(kind, { failure: null })
     } catch (error) {
-      if (endsTheRun(error, ctx.signal)) throw error
+      if (endsTheRun(error, run.signal)) {
+        fatal ??= { error }
+        stop.abort(error)
+        return
+      }
       const failure = failureOf(error)
+      const kind = kinds.at(-1)!
       report.failures.push({ kind, failure })
       await ctx.db.checkpoints.put({ ...(await readCheckpoint(ctx.db, kind)), failure: { status: failure.status, message: failure.message } })
     }
   }
-
-  if (!report.bootstrap) {
-    try {
-      report.storiesRefreshed = await refreshStaleStories(ctx)
-    } catch (error) {
-      if (endsTheRun(error, ctx.signal)) throw error
-      report.failures.push({ kind: 'epics', failure: failureOf(error) })
-    }
+  const count = (r: { written?: number; removed?: number }) => {
+    report.written += r.written ?? 0
+    report.removed += r.removed ?? 0
   }
 
-  // Costs no request unless a recent file is missing and fits.
-  if (ctx.options.fileBudgetBytes > 0 && options.prefetch !== false) {
-    try {
-      report.prefetched = await prefetchFiles(ctx)
-    } catch (error) {
-      if (endsTheRun(error, ctx.signal)) throw error
-      report.failures.push({ kind: 'files', failure: failureOf(error) })
+  const tasks: Promise<void>[] = []
+  try {
+    // The walks first: their chains of pages are what a run waits for longest.
+    const epics = checkpoints.get('epics')!
+    const epicList = checkpoints.get('epicList')!
+    if (wanted('epics') || wanted('epicList')) {
+      if (!epics.bootstrapped) tasks.push(task(['epicList', 'epics'], async () => count(await bootstrapEpics(run, epicList))))
+      else {
+        const sweep = wanted('epicList') && due(epicList, ctx.options.sweepIntervalMs)
+        tasks.push(task(sweep ? ['epicList', 'epics'] : ['epics'], async () => {
+          const listed = sweep ? await sweepEpics(run, epicList, count) : undefined
+          count(await walk(run, 'epics', { listed }))
+        }))
+      }
     }
+    const docs = checkpoints.get('docs')!
+    const docList = checkpoints.get('docList')!
+    if (wanted('docs') || wanted('docList')) {
+      const sweep = docs.bootstrapped && wanted('docList') && due(docList, ctx.options.sweepIntervalMs)
+      tasks.push(task(sweep ? ['docList', 'docs'] : ['docs'], async () => {
+        if (sweep) await sweepDocs(run, docList, count)
+        // A bootstrap needs no doc sweep: the doc pages bring every doc there is.
+        else if (!docList.bootstrapped) await ctx.db.checkpoints.put({ ...docList, bootstrapped: true, syncedAt: ctx.clock() })
+        count(await walk(run, 'docs'))
+      }))
+    }
+    for (const kind of [...REFERENCE_KINDS, ...FILE_KINDS]) {
+      const cp = checkpoints.get(kind)!
+      const interval = isIn(FILE_KINDS, kind) ? ctx.options.filesIntervalMs : ctx.options.referenceIntervalMs
+      if (!wanted(kind) || !due(cp, interval)) continue
+      tasks.push(task([kind], async () => count(await fetchList(run, kind, cp))))
+    }
+    await Promise.all(tasks)
+    if (fatal) throw fatal.error
+
+    if (!report.bootstrap && options.metered !== true) {
+      try {
+        report.storiesRefreshed = await refreshStaleStories(run)
+      } catch (error) {
+        if (endsTheRun(error, run.signal)) throw error
+        report.failures.push({ kind: 'epics', failure: failureOf(error) })
+      }
+    }
+    await options.listed?.()
+
+    // Costs no request unless a recent file is missing and fits.
+    if (ctx.options.fileBudgetBytes > 0 && options.prefetch !== false && options.metered !== true) {
+      try {
+        report.prefetched = await prefetchFiles(run)
+      } catch (error) {
+        if (endsTheRun(error, run.signal)) throw error
+        report.failures.push({ kind: 'files', failure: failureOf(error) })
+      }
+    }
+  } finally {
+    ctx.signal?.removeEventListener('abort', onAbort)
+    stop.abort()
   }
+  // The same order every time, whichever kind finished first.
+  report.fetched.sort((a, b) => SYNC_KINDS.indexOf(a) - SYNC_KINDS.indexOf(b))
   if (report.failures.length > 0) throw new SyncError(report)
   return report
+}
+
+const isIn = <K extends string>(list: readonly K[], kind: string): kind is K => (list as readonly string[]).includes(kind)
+
+/**
+ * The epics' bootstrap: the v3 list of every epic, stored first (every epic shows in the list, partial), and the
+ * walk from both ends completing its rows, at once. Epics the list stored that no page completed were deleted
+ * meanwhile. The list is not asked again once stored (a bootstrap that resumes goes on with the walk).
+ */
+async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise<{ written: number; removed: number }> {
+  let written = 0
+  let listNewest = listCp.bootstrapped ? listCp.since : null
+  const listStored = listCp.bootstrapped
+    ? Promise.resolve()
+    : (async () => {
+        const known = await knownIds(ctx.db.epics)
+        const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: [...EPIC_LIST_V3_FIELDS] })
+        listNewest = list.reduce<string | null>((newest, e) => (newest === null || e.updated_at > newest ? e.updated_at : newest), null)
+        const done = { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), since: listNewest, done: list.length, total: list.length }
+        const result = await writeEpicList(ctx.db, list, done, known, true)
+        written += result.written
+        ctx.progress({ kind: 'epicList', phase: 'bootstrap', done: list.length, total: list.length })
+      })()
+  // The walk waits for it before its first write; should the list fail, the walk stops with it.
+  listStored.catch(() => undefined)
+  const walked = await walk(ctx, 'epics', { listStored, listNewest: async () => listNewest })
+  await listStored
+  const removed = await removePartialEpics(ctx.db, await readCheckpoint(ctx.db, 'epics'))
+  return { written: written + walked.written, removed }
+}
+
+/** The epic id sweep (the v3 list: ids, positions, progress): deletions found, positions and progress refreshed. */
+async function sweepEpics(ctx: SyncContext, cp: KindCheckpoint, count: (r: { written: number; removed: number }) => void): Promise<ReadonlyMap<number, ListedEpic>> {
+  const known = await knownIds(ctx.db.epics)
+  const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: ['id', 'position', 'stats'] })
+  const done = { ...cp, syncedAt: ctx.clock(), done: list.length, total: list.length }
+  const result = await writeEpicList(ctx.db, list, done, known)
+  count(result)
+  ctx.progress({ kind: 'epicList', phase: 'incremental', done: list.length, total: list.length })
+  return result.listed
+}
+
+/** The doc id sweep (the v3 list): docs deleted on the service removed. */
+async function sweepDocs(ctx: SyncContext, cp: KindCheckpoint, count: (r: { removed: number }) => void): Promise<void> {
+  const known = await knownIds(ctx.db.docs)
+  const list = await call<DocSlimV3[]>(ctx, 'documents.v3List')
+  const removed = await writeDocList(
+    ctx.db,
+    list.map((d) => d.id),
+    { ...cp, syncedAt: ctx.clock(), done: list.length, total: list.length },
+    known,
+  )
+  count({ removed })
+  ctx.progress({ kind: 'docList', phase: 'incremental', done: list.length, total: list.length })
 }
 
 /**

@@ -1,36 +1,73 @@
-// Walks of v4 pages, newest first (order_by=updated_at, order_dir=desc), for
-// epics and docs: the bootstrap walks them all, an incremental walk stops at
-// the checkpoint. Pages are stored with the walk's checkpoint in one
-// transaction, so a walk stopped anywhere resumes after its last stored page;
-// a cursor the service has forgotten restarts the walk from its first page.
+// Walks of v4 pages ordered by updated_at, for epics and docs.
 //
-// The checkpoint (`since`) is the newest updated_at when the walk began: the
-// first item of its first page. The service snapshots the order on that first
-// page, so anything changed later has a later (or, within a millisecond, the
-// same) updated_at. The next walk reads down to `since` minus the overlap;
-// what it meets again at a version already cached is not rewritten. Pages come
-// newest first, so a page whose last item is below that floor is the last one
-// needed: the walk never asks for a page that would be entirely older. The
-// pages are asked for ahead of the writes (AHEAD at most), and each write
-// stores all that came while the last one ran. Why the checkpoint is not the newest updated_at seen anywhere in the walk: an item
-// changed after its page was read would be missed if a later page showed a
-// newer change to another item.
+// A bootstrap walks the whole list from both ends at once: the newest first
+// (order_dir=desc) and the oldest first (asc), each end a chain of cursors, so
+// the walk takes half the round trips one after another that one end would.
+// The ends meet by count: each first page snapshots the ordered list on the
+// service, and a page covers `limit` places of its end's snapshot, so once the
+// places the two ends covered add up to the list's total, every item of it was
+// in a page of one or the other. An end asks for its next page only while the
+// places covered so far, and the other end's page on its way, fall short of the
+// total: when nothing changes during the walk, no item comes twice (but for
+// the remainder of a list whose size is not a multiple of the page's). The
+// oldest end starts once the newest end's first page gave the total (a list of
+// one page is whole in it). Pages are stored, with where both ends stand, as
+// they come (AHEAD of the writes at most), so a walk stopped anywhere resumes
+// from both ends; an end whose cursor the service has forgotten starts again.
+//
+// What changed while the walk went on: an item changed between the two ends'
+// snapshots may have moved past the oldest end's part (it is newest in that
+// snapshot), and pages render items as they are now. So the walk ends with
+// the pages newer than its start, read down from the newest once both ends are
+// done (the last page, the one round trip the walk adds): everything that
+// changed since it began comes whole, at its latest version.
+//
+// An incremental walk reads down from the newest to the checkpoint (`since`:
+// the newest updated_at when the last finished walk began), minus the
+// overlap: what it meets again at a version already cached is not rewritten.
+// Pages come newest first, so a page whose last item is below that floor is
+// the last one needed.
+//
+// A bootstrap's epic pages ask only for what the v3 list of every epic, which
+// the bootstrap stores first, lacks (EPIC_V4_PAGE_FIELDS): they complete its
+// rows, and wait for it (`listStored`). An epic whose page and row are of
+// different versions changed meanwhile, and comes whole with the last page.
 import type { OutpostDb } from '../db.ts'
+import type { EntityId } from '../types.ts'
 import { writeDocPage, writeEpicPage, type ListedEpic, type WriteMode } from './cache.ts'
-import { readCheckpoint, type KindCheckpoint, type WalkKind } from './checkpoints.ts'
+import { freshEnds, readCheckpoint, type KindCheckpoint, type WalkEnds, type WalkKind } from './checkpoints.ts'
 import { call, cursorOf, isExpiredCursor, type ListAnswer, type SyncContext } from './context.ts'
-import { DOC_V4_FIELDS, EPIC_V4_FIELDS, type DocV4Fields, type EpicV4Fields } from '../convert.ts'
-import type { OperationName } from '../../../../src-shared/api/operations.ts'
+import { DOC_V4_PAGE_FIELDS, EPIC_V4_FIELDS, EPIC_V4_PAGE_FIELDS } from '../convert.ts'
+import type { OperationName, OperationQuery } from '../../../../src-shared/api/operations.ts'
 
-interface WalkSource<T extends { updated_at: string }> {
+type Item = { id: EntityId; updated_at: string }
+type Page = ListAnswer<Item>
+
+interface WalkSource {
   operation: OperationName
+  /** What a bootstrap's pages ask for, and what pages that bring an item whole ask for. */
+  bootstrapFields: readonly string[]
   fields: readonly string[]
-  write: (db: OutpostDb, page: T[], mode: WriteMode, checkpoint: KindCheckpoint, listed?: ReadonlyMap<number, ListedEpic>) => Promise<number>
+  /** A bootstrap's pages complete rows stored before (the epics' v3 list). */
+  merges: boolean
+  write: (db: OutpostDb, items: Item[], mode: WriteMode, checkpoint: KindCheckpoint, listed: ReadonlyMap<number, ListedEpic> | undefined, merge: boolean) => Promise<number>
 }
 
-const SOURCES: { epics: WalkSource<EpicV4Fields>; docs: WalkSource<DocV4Fields> } = {
-  epics: { operation: 'epics.list', fields: EPIC_V4_FIELDS, write: writeEpicPage },
-  docs: { operation: 'documents.list', fields: DOC_V4_FIELDS, write: writeDocPage },
+const SOURCES: Record<WalkKind, WalkSource> = {
+  epics: {
+    operation: 'epics.list',
+    bootstrapFields: EPIC_V4_PAGE_FIELDS,
+    fields: EPIC_V4_FIELDS,
+    merges: true,
+    write: (db, items, mode, cp, listed, merge) => writeEpicPage(db, items as never, mode, cp, listed, merge),
+  },
+  docs: {
+    operation: 'documents.list',
+    bootstrapFields: DOC_V4_PAGE_FIELDS,
+    fields: DOC_V4_PAGE_FIELDS,
+    merges: false,
+    write: (db, items, mode, cp) => writeDocPage(db, items as never, mode, cp),
+  },
 }
 
 export interface WalkResult {
@@ -38,8 +75,6 @@ export interface WalkResult {
   /** Requests made. */
   pages: number
   written: number
-  /** The walk reached its end (false when it stopped after the pages it was asked for). */
-  finished?: boolean
 }
 
 /**
@@ -50,52 +85,143 @@ export interface WalkResult {
  */
 export const AHEAD = 4
 
-const later = (a: string | null, b: string | null | undefined): string | null => (!a ? (b ?? null) : !b ? a : b > a ? b : a)
+/** Pages of a bootstrap walk that may wait for the epics' v3 list to be stored before theirs are written. */
+const WAITING_PAGES = 64
 
-/**
- * One walk of a kind: the bootstrap when the kind has none finished yet,
- * otherwise an incremental walk down to its checkpoint. `listed` (the v3
- * epic list of this run, when it ran) places epics and gives their progress.
- */
-export async function walk(ctx: SyncContext, kind: WalkKind, listed?: ReadonlyMap<number, ListedEpic>, options: { pages?: number } = {}): Promise<WalkResult> {
-  const source = SOURCES[kind] as WalkSource<{ updated_at: string }>
+/** Items a page asks for at the end of a bootstrap walk (what changed while it went on: usually none). */
+export const LAST_PAGE_SIZE = 25
+
+const later = (a: string | null, b: string | null | undefined): string | null => (!a ? (b ?? null) : !b ? a : b > a ? b : a)
+const earlier = (a: string | null, b: string | null | undefined): string | null => (!a ? (b ?? null) : !b ? a : b < a ? b : a)
+
+export interface WalkOptions {
+  /** The v3 list of this run (positions and progress), when it ran. */
+  listed?: ReadonlyMap<number, ListedEpic>
+  /** A bootstrap's pages are written once this has resolved (the epics' v3 list stored); its failure ends the walk. */
+  listStored?: Promise<unknown>
+  /** The newest updated_at the bootstrap's v3 list held: the last page reads down to it too. */
+  listNewest?: () => Promise<string | null>
+}
+
+/** One walk of a kind: the bootstrap (both ends, then what changed meanwhile) or an incremental walk. */
+export async function walk(ctx: SyncContext, kind: WalkKind, options: WalkOptions = {}): Promise<WalkResult> {
+  const cp = await readCheckpoint(ctx.db, kind)
+  if (cp.bootstrapped) {
+    // Read down to the checkpoint, less the overlap.
+    const floor = cp.since ? Date.parse(cp.since) - ctx.options.overlapMs : null
+    return walkDown(ctx, kind, { floor, mode: 'incremental', listed: options.listed, limit: ctx.options.pageSize })
+  }
+  const both = await walkBothEnds(ctx, kind, options)
+  // What changed since the walk began, whole: down to its start (and the list's), less the overlap.
+  const start = earlier((await readCheckpoint(ctx.db, kind)).walkSince, await options.listNewest?.())
+  const floor = start ? Date.parse(start) - ctx.options.overlapMs : null
+  const last = await walkDown(ctx, kind, { floor, mode: 'incremental', listed: options.listed, limit: LAST_PAGE_SIZE, ending: true })
+  return { phase: 'bootstrap', pages: both.pages + last.pages, written: both.written + last.written }
+}
+
+interface DownOptions {
+  /** Items older than this (ms) are not wanted; null: all of them. */
+  floor: number | null
+  mode: WriteMode
+  listed?: ReadonlyMap<number, ListedEpic>
+  limit: number
+  /** The last pages of a bootstrap: its checkpoint then says it is done. */
+  ending?: boolean
+}
+
+/** Pages from the newest down to `floor`, written as they come with the checkpoint (see the file's head). */
+async function walkDown(ctx: SyncContext, kind: WalkKind, o: DownOptions): Promise<WalkResult> {
+  const source = SOURCES[kind]
   const fields = source.fields.join(',')
   let cp = await readCheckpoint(ctx.db, kind)
-  const phase: WriteMode = cp.bootstrapped ? 'incremental' : 'bootstrap'
-  // Read down to this (ms); a bootstrap reads everything.
-  const floor = phase === 'incremental' && cp.since ? Date.parse(cp.since) - ctx.options.overlapMs : null
-  const result: WalkResult = { phase, pages: 0, written: 0 }
-  /** Pages come newest first: one whose oldest item is below the floor is the last an incremental walk needs. */
-  const reachesFloor = (page: ListAnswer<{ updated_at: string }>) => {
+  const result: WalkResult = { phase: o.mode, pages: 0, written: 0 }
+  const reachesFloor = (page: Page) => {
     const oldest = page.entities.at(-1)?.updated_at
-    return floor !== null && oldest !== undefined && Date.parse(oldest) < floor
+    return o.floor !== null && oldest !== undefined && Date.parse(oldest) < o.floor
   }
-  const ask = (from: string | null): Promise<ListAnswer<{ updated_at: string }>> =>
-    call<ListAnswer<{ updated_at: string }>>(ctx, source.operation, {
-      query: from ? { cursor: from, fields } : { limit: ctx.options.pageSize, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields },
-    })
-  /** A page as it came, the cursor it was asked with, and whether the walk started over with it. */
-  type Fetched = { page: ListAnswer<{ updated_at: string }>; from: string | null; restarted: boolean }
+  const pages = chainOfPages(
+    ctx,
+    source.operation,
+    o.ending ? null : cp.cursor,
+    (from) => (from ? { cursor: from, fields } : { limit: o.limit, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields }),
+    reachesFloor,
+  )
+  let done = cp.cursor && !o.ending ? cp.done : 0
+  const bothEnds = cp.total
+  try {
+    for (;;) {
+      const batch = await pages.take()
+      const items: Item[] = []
+      let last = false
+      let total = 0
+      for (const { page, from, restarted } of batch) {
+        result.pages++
+        if (restarted) done = 0
+        const finished = !page.next_page_url || reachesFloor(page)
+        const kept = o.floor === null ? page.entities : page.entities.filter((e) => Date.parse(e.updated_at) >= o.floor!)
+        items.push(...kept)
+        done += kept.length
+        // An incremental walk cannot know how many changed: it says one more page may come until it ends.
+        total = finished ? done : done + o.limit
+        if (o.ending) {
+          cp = finished ? { ...cp, bootstrapped: true, cursor: null, done: 0, total: 0, since: cp.walkSince, walkSince: null, ends: null, syncedAt: ctx.clock() } : cp
+        } else {
+          const walkSince = from ? cp.walkSince : later(cp.since, page.entities[0]?.updated_at)
+          cp = finished
+            ? { ...cp, cursor: null, done: 0, total: 0, since: walkSince, walkSince: null, syncedAt: ctx.clock() }
+            : { ...cp, cursor: cursorOf(page.next_page_url), done, total, walkSince }
+        }
+        if (finished) last = true
+      }
+      // What came is stored, even when the walk was stopped meanwhile: its requests need not be made again.
+      result.written += await source.write(ctx.db, items, o.mode, cp, o.listed, false)
+      // The last pages of a bootstrap: the walk is done once they are, at the total of both ends.
+      if (!o.ending) ctx.progress({ kind, phase: o.mode, done, total })
+      else if (last) ctx.progress({ kind, phase: 'bootstrap', done: bothEnds, total: bothEnds })
+      if (last) return result
+    }
+  } finally {
+    pages.stop()
+  }
+}
+
+/** A page as it came, the cursor it was asked with, and whether its chain started over with it. */
+interface Fetched {
+  page: Page
+  from: string | null
+  restarted: boolean
+}
+
+/**
+ * One chain of cursors asked for ahead of the writes: each page is asked for once the one before came (it
+ * needs its cursor), at most AHEAD waiting to be written, until a page with no next one or that `isLast`.
+ * `take` gives every page that came since.
+ */
+function chainOfPages(
+  ctx: SyncContext,
+  operation: OperationName,
+  start: string | null,
+  query: (from: string | null) => OperationQuery,
+  isLast: (page: Page) => boolean,
+) {
   const came: Fetched[] = []
   let fetching = true
   let failure: { error: unknown } | undefined
   let stopped = false
   let wake: (() => void) | undefined
   let room: (() => void) | undefined
-  // The pages are asked for one after the other (each needs the cursor of the one before), ahead of the writes.
-  const fetchAll = async () => {
-    let from = cp.cursor
+  const run = async () => {
+    let from = start
     let restarted = false
-    let asked = 0
     try {
       while (!stopped) {
         if (came.length >= AHEAD) {
           await new Promise<void>((resolve) => (room = resolve))
           continue
         }
-        let page: ListAnswer<{ updated_at: string }>
+        let page: Page
         try {
-          page = await ask(from)
+          page = await call<Page>(ctx, operation, { query: query(from) })
         } catch (e) {
           if (from && isExpiredCursor(e)) {
             // Start over, skipping nothing: pages already stored are read again (and not rewritten when unchanged).
@@ -105,11 +231,10 @@ export async function walk(ctx: SyncContext, kind: WalkKind, listed?: ReadonlyMa
           }
           throw e
         }
-        asked++
         came.push({ page, from, restarted })
         restarted = false
         wake?.()
-        if (!page.next_page_url || reachesFloor(page) || (options.pages !== undefined && asked >= options.pages)) return
+        if (!page.next_page_url || isLast(page)) return
         from = cursorOf(page.next_page_url)
       }
     } catch (error) {
@@ -119,45 +244,154 @@ export async function walk(ctx: SyncContext, kind: WalkKind, listed?: ReadonlyMa
       wake?.()
     }
   }
-  void fetchAll()
-
-  let done = cp.cursor ? cp.done : 0
-  try {
-    for (;;) {
+  void run()
+  return {
+    async take(): Promise<Fetched[]> {
       while (came.length === 0 && fetching) await new Promise<void>((resolve) => (wake = resolve))
-      if (came.length === 0) throw failure?.error ?? new Error(`the ${kind} walk ended without its last page`)
+      if (came.length === 0) throw failure?.error ?? new Error('the walk ended without its last page')
       const batch = came.splice(0)
       room?.()
-      const items: { updated_at: string }[] = []
-      let last = false
-      let total = 0
-      for (const { page, from, restarted } of batch) {
-        result.pages++
-        if (restarted) done = 0
-        const walkSince = from ? cp.walkSince : later(cp.since, page.entities[0]?.updated_at)
-        const finished = !page.next_page_url || reachesFloor(page)
-        const kept = floor === null ? page.entities : page.entities.filter((e) => Date.parse(e.updated_at) >= floor)
-        items.push(...kept)
-        done += kept.length
-        // An incremental walk cannot know how many changed: it says one more page may come until it ends.
-        total = finished ? done : phase === 'bootstrap' ? page.total_items : done + ctx.options.pageSize
-        cp = finished
-          ? { ...cp, bootstrapped: true, cursor: null, done: 0, total: 0, since: walkSince, walkSince: null, syncedAt: ctx.clock() }
-          : { ...cp, cursor: cursorOf(page.next_page_url), done, total, walkSince }
-        // Asked to stop after this page (`pages`): the walk goes on from its checkpoint next time.
-        const pausing = !finished && options.pages !== undefined && result.pages >= options.pages
-        if (finished || pausing) {
-          result.finished = finished
-          last = true
+      return batch
+    },
+    stop() {
+      stopped = true
+      room?.()
+    },
+  }
+}
+
+type End = 'desc' | 'asc'
+const other = (end: End): End => (end === 'desc' ? 'asc' : 'desc')
+
+/** A page of one end as it came, and where both ends stood then (what the checkpoint says once it is stored). */
+interface EndPage {
+  end: End
+  page: Page
+  ends: WalkEnds
+  restarted: boolean
+}
+
+/** Both ends of a bootstrap walk, until they meet (see the file's head). */
+async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptions): Promise<{ pages: number; written: number }> {
+  const source = SOURCES[kind]
+  const fields = source.bootstrapFields.join(',')
+  const size = ctx.options.pageSize
+  let cp = await readCheckpoint(ctx.db, kind)
+  // Where the ends stand as fetched (ahead of what is stored by the pages waiting to be written).
+  const ends: WalkEnds = structuredClone(cp.ends ?? freshEnds())
+  const asking: Record<End, boolean> = { desc: false, asc: false }
+  const came: EndPage[] = []
+  let fetching = 2
+  let failure: { error: unknown } | undefined
+  let stopped = false
+  let wake: (() => void) | undefined
+  const rooms: (() => void)[] = []
+  let writing = !options.listStored
+  const wakeWriter = () => {
+    const w = wake
+    wake = undefined
+    w?.()
+  }
+  const waitForRoom = () => new Promise<void>((resolve) => rooms.push(resolve))
+  // The oldest end waits for the total the newest end's first page gives.
+  let totalKnown: () => void = () => undefined
+  const total = new Promise<void>((resolve) => (totalKnown = resolve))
+  if (ends.total !== null) totalKnown()
+
+  /** Places of the list the ends covered, counting the other end's page on its way. */
+  const met = (end: End) => ends.total !== null && (ends.desc.pages + ends.asc.pages + (asking[other(end)] ? 1 : 0)) * size >= ends.total
+
+  const chain = async (end: End) => {
+    const me = ends[end]
+    try {
+      if (end === 'asc') await total
+      while (!stopped && !me.finished) {
+        if (met(end)) {
+          me.finished = true
+          break
         }
+        // Until the pages may be written (the epics' v3 list stored), many wait: they are small, and the ends go on.
+        if (came.length >= (writing ? 2 * AHEAD : WAITING_PAGES)) {
+          await waitForRoom()
+          continue
+        }
+        asking[end] = true
+        let page: Page
+        try {
+          page = await call<Page>(ctx, source.operation, {
+            query: me.cursor ? { cursor: me.cursor, fields } : { limit: size, order_by: 'updated_at', order_dir: end, filter: 'include_archived', fields },
+          })
+        } catch (e) {
+          asking[end] = false
+          if (me.cursor && isExpiredCursor(e)) {
+            // This end starts over from its first page: what it brought is read again (and written again, unchanged).
+            me.cursor = null
+            me.pages = 0
+            came.push({ end, page: { entities: [], total_items: ends.total ?? 0 }, ends: structuredClone(ends), restarted: true })
+            continue
+          }
+          throw e
+        }
+        asking[end] = false
+        const first = me.pages === 0
+        me.pages++
+        me.cursor = cursorOf(page.next_page_url)
+        if (!me.cursor) me.finished = true
+        if (end === 'desc' && first) {
+          ends.total = page.total_items
+          totalKnown()
+        }
+        came.push({ end, page, ends: structuredClone(ends), restarted: false })
+        wakeWriter()
       }
-      // What came is stored, even when the walk was stopped meanwhile: its requests need not be made again.
-      result.written += await source.write(ctx.db, items, phase, cp, listed)
-      ctx.progress({ kind, phase, done, total })
-      if (last) return result
+    } catch (error) {
+      failure ??= { error }
+      stopped = true
+    } finally {
+      if (end === 'desc') totalKnown()
+      fetching--
+      wakeWriter()
     }
+  }
+  void chain('desc')
+  void chain('asc')
+
+  const result = { pages: 0, written: 0 }
+  /** Items this walk stored: an item an end brings again (a restart, the two ends' overlap) is not written twice. */
+  const stored = new Set<EntityId>()
+  let done = cp.done
+  try {
+    if (options.listStored) await options.listStored
+    writing = true
+    for (;;) {
+      while (came.length === 0 && fetching > 0 && !failure) await new Promise<void>((resolve) => (wake = resolve))
+      if (failure) throw failure.error
+      if (came.length === 0) break
+      const batch = came.splice(0)
+      for (const room of rooms.splice(0)) room()
+      const items: Item[] = []
+      for (const { end, page, ends: at, restarted } of batch) {
+        if (!restarted) result.pages++
+        for (const item of page.entities) {
+          if (stored.has(item.id)) continue
+          stored.add(item.id)
+          items.push(item)
+        }
+        // The walk's start: the newest item when the newest end began (its first page's first).
+        const walkSince = cp.walkSince ?? (end === 'desc' && at.desc.pages === 1 && !restarted ? (page.entities[0]?.updated_at ?? null) : null)
+        cp = { ...cp, ends: at, walkSince }
+      }
+      done += items.length
+      cp = { ...cp, done, total: cp.ends?.total ?? done }
+      result.written += await source.write(ctx.db, items, 'bootstrap', cp, options.listed, source.merges)
+      ctx.progress({ kind, phase: 'bootstrap', done: Math.min(done, cp.total), total: cp.total })
+    }
+    // Both ends done: said so, so that a walk stopped now goes on with its last page.
+    cp = { ...cp, ends: { ...ends, desc: { ...ends.desc, finished: true }, asc: { ...ends.asc, finished: true } } }
+    await ctx.db.checkpoints.put(cp)
+    return result
   } finally {
     stopped = true
-    room?.()
+    for (const room of rooms.splice(0)) room()
   }
 }
