@@ -216,14 +216,21 @@ describe('the data layer', () => {
     const engines: ReturnType<typeof startDataLayer>[] = []
     let stopping: Promise<void> | undefined
     let listed = false
-    const transport = countingTransport(world.transport, async (operation) => {
-      // Stopped as it asks for an epic page once the epic list is stored (the pages before it are then stored).
+    const counting = countingTransport(world.transport, async (operation) => {
+      // Stopped as it asks for an epic page once the epic list has come (and been stored, a moment later).
       if (operation === 'epics.list' && listed && !stopping) {
         await new Promise((r) => setTimeout(r, 50))
         stopping = engines[0].stop()
       }
-      if (operation === 'epics.v3List') listed = true
     })
+    const transport = {
+      ...counting,
+      call: async <T,>(...args: Parameters<typeof counting.call>): Promise<T> => {
+        const answer = await counting.call<T>(...args)
+        if (args[0] === 'epics.v3List') listed = true
+        return answer
+      },
+    }
     const engine = startDataLayer({ db, transport, bridgeEvents: bridge, sync: { fileBudgetBytes: 0 } })
     engines.push(engine)
     expect(await engine.sync()).toBeNull()
@@ -232,10 +239,10 @@ describe('the data layer', () => {
     const stopped = await readCheckpoints(db)
     expect(stopped.get('epics')).toMatchObject({ bootstrapped: false })
     // Stopped: events no longer reach it.
-    const made = transport.counted.total()
+    const made = counting.counted.total()
     bridge.emit('outpost:sync-now', { reason: 'timer' })
     await new Promise((r) => setTimeout(r, 50))
-    expect(transport.counted.total()).toBe(made)
+    expect(counting.counted.total()).toBe(made)
 
     const resumed = countingTransport(world.transport)
     const next = startDataLayer({ db, transport: resumed, sync: { fileBudgetBytes: 0 } })

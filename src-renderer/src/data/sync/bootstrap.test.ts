@@ -100,7 +100,7 @@ describe('bootstrap', () => {
     world = await startWorld({ seed: { epics: 4000, docs: 0, files: 0 } })
     const w = world
     const db = w.openDb()
-    // The cache held by another transaction once the walk's first pages are written, for 300 ms.
+    // The cache held by another transaction once the walk's first pages after the v3 list are written, for 300 ms.
     let hold: Promise<unknown> | undefined
     let held = false
     let answeredWhileHeld = 0
@@ -116,9 +116,11 @@ describe('bootstrap', () => {
       },
     }
     const progress: SyncProgress[] = []
+    let listed = false
     const onProgress = (p: SyncProgress) => {
       progress.push(p)
-      if (p.kind !== 'epics' || hold) return
+      if (p.kind === 'epicList') listed = true
+      if (p.kind !== 'epics' || !listed || hold) return
       held = true
       setTimeout(() => (held = false), 300)
       hold = db.transaction('rw', db.checkpoints, async () => {
@@ -128,6 +130,7 @@ describe('bootstrap', () => {
     await createSyncer({ db, transport, clock: Date.now, options: { fileBudgetBytes: 0 }, onProgress }).sync()
     await hold
     const told = progress.filter((p) => p.kind === 'epics').map((p) => p.done)
+    expect(hold).toBeDefined()
     // While held, the two ends asked ahead of the writes (AHEAD each, and one more on its way), no more.
     expect(answeredWhileHeld).toBeGreaterThanOrEqual(AHEAD)
     expect(answeredWhileHeld).toBeLessThanOrEqual(2 * AHEAD + 1)
@@ -154,16 +157,17 @@ describe('bootstrap', () => {
     expect(transport.counted.calls.get('documents.list')).toBe(3 + 1)
     await expectCacheMatchesService(w, db)
 
-    // The pages: from the newest end and the oldest, 100 at a time, only what the cache needs of them; the
-    // last, what changed during the walk, whole.
+    // The pages: from the newest end and the oldest, 100 at a time, only what the cache needs of them but the
+    // newest end's first (the list's first screen, stored at once); the last, what changed during the walk, whole.
     const firsts = transport.counted.log.filter((l) => (l.operation === 'epics.list' || l.operation === 'documents.list') && !l.request.query?.cursor)
     for (const kind of ['epics.list', 'documents.list']) {
       const walk = firsts.filter((l) => l.operation === kind).map((l) => l.request.query)
       const fields = kind === 'epics.list' ? EPIC_V4_PAGE_FIELDS : DOC_V4_PAGE_FIELDS
+      const whole = (kind === 'epics.list' ? EPIC_V4_FIELDS : DOC_V4_PAGE_FIELDS).join(',')
       expect(walk).toEqual([
-        { limit: 100, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields: fields.join(',') },
+        { limit: 100, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields: whole },
         { limit: 100, order_by: 'updated_at', order_dir: 'asc', filter: 'include_archived', fields: fields.join(',') },
-        { limit: LAST_PAGE_SIZE, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields: (kind === 'epics.list' ? EPIC_V4_FIELDS : DOC_V4_PAGE_FIELDS).join(',') },
+        { limit: LAST_PAGE_SIZE, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields: whole },
       ])
     }
     // The epic list of a bootstrap carries every epic's cached fields, position and progress.

@@ -9,11 +9,12 @@
 // in a page of one or the other. An end asks for its next page only while the
 // places covered so far, and the other end's page on its way, fall short of the
 // total: when nothing changes during the walk, no item comes twice (but for
-// the remainder of a list whose size is not a multiple of the page's). The
-// oldest end starts once the newest end's first page gave the total (a list of
-// one page is whole in it). Pages are stored, with where both ends stand, as
-// they come (AHEAD of the writes at most), so a walk stopped anywhere resumes
-// from both ends; an end whose cursor the service has forgotten starts again.
+// the remainder of a list whose size is not a multiple of the page's). Both
+// ends start at once, before either knows the list's size: a list of one page
+// comes twice, which costs a page and saves the round trip of waiting. Pages
+// are stored, with where each end stands, as they come (AHEAD of the writes at
+// most), so a walk stopped anywhere resumes from both ends; an end whose
+// cursor the service has forgotten starts again.
 //
 // What changed while the walk went on: an item changed between the two ends'
 // snapshots may have moved past the oldest end's part (it is newest in that
@@ -32,10 +33,12 @@
 // the bootstrap stores first, lacks (EPIC_V4_PAGE_FIELDS): they complete its
 // rows, and wait for it (`listStored`). An epic whose page and row are of
 // different versions changed meanwhile, and comes whole with the last page.
+// The newest end's first page is asked for whole and stored at once: the
+// epic list's first screen, before the list of every epic has come.
 import type { OutpostDb } from '../db.ts'
 import type { EntityId } from '../types.ts'
 import { writeDocPage, writeEpicPage, type ListedEpic, type WriteMode } from './cache.ts'
-import { freshEnds, readCheckpoint, type KindCheckpoint, type WalkEnds, type WalkKind } from './checkpoints.ts'
+import { freshEnds, readCheckpoint, type KindCheckpoint, type WalkEnd, type WalkEnds, type WalkKind } from './checkpoints.ts'
 import { call, cursorOf, isExpiredCursor, type ListAnswer, type SyncContext } from './context.ts'
 import { DOC_V4_PAGE_FIELDS, EPIC_V4_FIELDS, EPIC_V4_PAGE_FIELDS } from '../convert.ts'
 import type { OperationName, OperationQuery } from '../../../../src-shared/api/operations.ts'
@@ -263,18 +266,22 @@ function chainOfPages(
 type End = 'desc' | 'asc'
 const other = (end: End): End => (end === 'desc' ? 'asc' : 'desc')
 
-/** A page of one end as it came, and where both ends stood then (what the checkpoint says once it is stored). */
+/** A page of one end as it came, and where that end stood after it (what the checkpoint says once it is stored). */
 interface EndPage {
   end: End
   page: Page
-  ends: WalkEnds
+  state: WalkEnd
+  total: number | null
   restarted: boolean
+  /** Its items are whole (the newest end's first page): stored at once, without waiting for the list. */
+  whole: boolean
 }
 
 /** Both ends of a bootstrap walk, until they meet (see the file's head). */
 async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptions): Promise<{ pages: number; written: number }> {
   const source = SOURCES[kind]
   const fields = source.bootstrapFields.join(',')
+  const wholeFields = source.fields.join(',')
   const size = ctx.options.pageSize
   let cp = await readCheckpoint(ctx.db, kind)
   // Where the ends stand as fetched (ahead of what is stored by the pages waiting to be written).
@@ -293,18 +300,12 @@ async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptio
     w?.()
   }
   const waitForRoom = () => new Promise<void>((resolve) => rooms.push(resolve))
-  // The oldest end waits for the total the newest end's first page gives.
-  let totalKnown: () => void = () => undefined
-  const total = new Promise<void>((resolve) => (totalKnown = resolve))
-  if (ends.total !== null) totalKnown()
-
   /** Places of the list the ends covered, counting the other end's page on its way. */
   const met = (end: End) => ends.total !== null && (ends.desc.pages + ends.asc.pages + (asking[other(end)] ? 1 : 0)) * size >= ends.total
 
   const chain = async (end: End) => {
     const me = ends[end]
     try {
-      if (end === 'asc') await total
       while (!stopped && !me.finished) {
         if (met(end)) {
           me.finished = true
@@ -316,10 +317,14 @@ async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptio
           continue
         }
         asking[end] = true
+        // The newest end's first page whole: stored at once, it is the epic list's first screen.
+        const whole = end === 'desc' && me.pages === 0 && !me.cursor
         let page: Page
         try {
           page = await call<Page>(ctx, source.operation, {
-            query: me.cursor ? { cursor: me.cursor, fields } : { limit: size, order_by: 'updated_at', order_dir: end, filter: 'include_archived', fields },
+            query: me.cursor
+              ? { cursor: me.cursor, fields }
+              : { limit: size, order_by: 'updated_at', order_dir: end, filter: 'include_archived', fields: whole ? wholeFields : fields },
           })
         } catch (e) {
           asking[end] = false
@@ -327,7 +332,7 @@ async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptio
             // This end starts over from its first page: what it brought is read again (and written again, unchanged).
             me.cursor = null
             me.pages = 0
-            came.push({ end, page: { entities: [], total_items: ends.total ?? 0 }, ends: structuredClone(ends), restarted: true })
+            came.push({ end, page: { entities: [], total_items: ends.total ?? 0 }, state: { ...me }, total: ends.total, restarted: true, whole: false })
             continue
           }
           throw e
@@ -337,18 +342,15 @@ async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptio
         me.pages++
         me.cursor = cursorOf(page.next_page_url)
         if (!me.cursor) me.finished = true
-        if (end === 'desc' && first) {
-          ends.total = page.total_items
-          totalKnown()
-        }
-        came.push({ end, page, ends: structuredClone(ends), restarted: false })
+        // The list's size as the newest end's snapshot has it (the oldest end's until that one comes).
+        if (first && (end === 'desc' || ends.total === null)) ends.total = page.total_items
+        came.push({ end, page, state: { ...me }, total: ends.total, restarted: false, whole })
         wakeWriter()
       }
     } catch (error) {
       failure ??= { error }
       stopped = true
     } finally {
-      if (end === 'desc') totalKnown()
       fetching--
       wakeWriter()
     }
@@ -358,36 +360,50 @@ async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptio
 
   const result = { pages: 0, written: 0 }
   /** Items this walk stored: an item an end brings again (a restart, the two ends' overlap) is not written twice. */
-  const stored = new Set<EntityId>()
+  const seen = new Set<EntityId>()
   let done = cp.done
+  const listStored = options.listStored?.then(() => (writing = true))
+  // What the checkpoint says: each end as its stored pages left it (an end's pages are stored in their order).
+  const stored: WalkEnds = structuredClone(cp.ends ?? freshEnds())
   try {
-    if (options.listStored) await options.listStored
-    writing = true
     for (;;) {
-      while (came.length === 0 && fetching > 0 && !failure) await new Promise<void>((resolve) => (wake = resolve))
-      if (failure) throw failure.error
-      if (came.length === 0) break
-      const batch = came.splice(0)
+      const ready = () => (writing ? came.length > 0 : came.some((c) => c.whole))
+      while (!ready() && fetching > 0 && !failure) await Promise.race([new Promise<void>((resolve) => (wake = resolve)), ...(writing ? [] : [listStored])])
+      // What came is stored before a failure ends the walk: its requests need not be made again.
+      if (failure && !ready()) throw failure.error
+      if (!ready()) {
+        if (fetching > 0) continue
+        if (!writing) {
+          // Both ends are done before the list is stored: what came waits for it.
+          await listStored
+          continue
+        }
+        break
+      }
+      // Until the list is stored, only whole pages go (the newest end's first).
+      const batch = writing ? came.splice(0) : came.filter((c) => c.whole)
+      if (!writing) came.splice(0, came.length, ...came.filter((c) => !c.whole))
       for (const room of rooms.splice(0)) room()
       const items: Item[] = []
-      for (const { end, page, ends: at, restarted } of batch) {
+      for (const { end, page, state, total, restarted } of batch) {
         if (!restarted) result.pages++
         for (const item of page.entities) {
-          if (stored.has(item.id)) continue
-          stored.add(item.id)
+          if (seen.has(item.id)) continue
+          seen.add(item.id)
           items.push(item)
         }
+        stored[end] = state
+        if (total !== null && (end === 'desc' || stored.total === null)) stored.total = total
         // The walk's start: the newest item when the newest end began (its first page's first).
-        const walkSince = cp.walkSince ?? (end === 'desc' && at.desc.pages === 1 && !restarted ? (page.entities[0]?.updated_at ?? null) : null)
-        cp = { ...cp, ends: at, walkSince }
+        if (end === 'desc' && state.pages === 1 && !restarted && cp.walkSince === null) cp = { ...cp, walkSince: page.entities[0]?.updated_at ?? null }
       }
       done += items.length
-      cp = { ...cp, done, total: cp.ends?.total ?? done }
-      result.written += await source.write(ctx.db, items, 'bootstrap', cp, options.listed, source.merges)
+      cp = { ...cp, ends: structuredClone(stored), done, total: stored.total ?? done }
+      result.written += await source.write(ctx.db, items, 'bootstrap', cp, options.listed, source.merges && !batch.every((b) => b.whole))
       ctx.progress({ kind, phase: 'bootstrap', done: Math.min(done, cp.total), total: cp.total })
     }
     // Both ends done: said so, so that a walk stopped now goes on with its last page.
-    cp = { ...cp, ends: { ...ends, desc: { ...ends.desc, finished: true }, asc: { ...ends.asc, finished: true } } }
+    cp = { ...cp, ends: { ...stored, desc: { ...stored.desc, finished: true }, asc: { ...stored.asc, finished: true } } }
     await ctx.db.checkpoints.put(cp)
     return result
   } finally {
