@@ -1,0 +1,538 @@
+// Benchmark: the first sync on a far, slow link. A shaped link (shaped-link.ts:
+// a delay each way, one bottleneck per direction shared by every connection,
+// byte counts) stands between Outpost and the local service, seeded as for the
+// bootstrap (10,000 epics, 2,000 docs, 1,000 files). Per link profile
+// (loopback, train: 150 ms RTT 10/2 Mbit/s, metered: 300 ms RTT 1/0.5 Mbit/s):
+//
+//   (a) the app: the built renderer in Chromium through the browser host (as the
+//       interface benchmark runs it), the host's gateway reaching the service
+//       through the link; sign-in to the first epic rows painted, to usable (the
+//       epic list counts every epic, the cache holds every doc with its title, and
+//       the search index has taken them in), to "Synced";
+//   (b) the data layer alone in Node (createSyncer over the main side's Gateway
+//       and fake-indexeddb), through the same link: to synced;
+//
+// each with the bytes down and up the link carried, the requests the service
+// counted, the longest chain of round trips made one after another, and the
+// floor of the same round (link-floor.ts: max(G/B, C x RTT) + RTT, G the gzip
+// bytes of every answer needed, C = ceil(ceil(E/100)/2)) with the ratio. Then:
+//
+//   (c) a link that drops mid-bootstrap: the app on the train link, every
+//       connection cut once the link has carried half the bytes of (a)'s clean
+//       sign-in, back 10 s later; its bytes against the clean sign-in's;
+//   (d) on the metered link, the data layer: a usual sync after 50 changes made
+//       elsewhere (25 epics, 15 docs, 10 files), and a replay of 100 epic updates
+//       and 10 creates queued offline, against the least requests and bytes.
+//
+// Run: npm run build && npm run bench link
+// Knobs: BENCH_ROUNDS (3), BENCH_LINKS (loopback,train,metered), BENCH_LINK_PARTS
+// (app,peer,drop,incremental,replay), BENCH_SCALE, BENCH_WINDOW_MS (harness.ts),
+// E2E_RENDERER_DIR (another build).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { gzipSync } from 'node:zlib'
+import type { Page } from 'playwright-core'
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
+import { Gateway } from '../src-main/gateway/index.ts'
+import { outboxActions } from '../src-renderer/src/data/actions.ts'
+import { OutpostDb } from '../src-renderer/src/data/db.ts'
+import { replay } from '../src-renderer/src/data/outbox/index.ts'
+import { SEARCH_MARKS } from '../src-renderer/src/data/search/index.ts'
+import { createSyncer, DEFAULT_SYNC_OPTIONS, type Syncer } from '../src-renderer/src/data/sync/index.ts'
+import type { Transport } from '../src-renderer/src/data/transport.ts'
+import { LAST_WORKSPACE_DB_KEY } from '../src-renderer/src/lib/stored.ts'
+import type { RunningService } from '../src-server/index.ts'
+import type { HostCall } from '../src-web/host.ts'
+import { MemorySecretStore } from '../src-web/memory-secrets.ts'
+import { startWebApp } from '../src-web/web-app.ts'
+import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
+import { gatewayTransport } from '../testing/gateway-transport.ts'
+import { v3, v4 } from '../testing/service.ts'
+import { launch, probesOf } from './browser.ts'
+import { describeRoutes, emptyWindow, held, measured, RATE_LIMIT, ROUNDS, sample, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
+import { linkFloorData, linkFloorMs, longestChain, type LinkFloorData } from './link-floor.ts'
+import { median, report, type Figure } from './report.ts'
+import { describeProfile, LINK_PROFILES, startShapedLink, type LinkProfile, type ShapedLink } from './shaped-link.ts'
+
+const SIZE = workspaceSize()
+const PROFILES = (process.env.BENCH_LINKS ?? 'loopback,train,metered').split(',').map((name) => {
+  const profile = LINK_PROFILES.find((p) => p.name === name.trim())
+  if (!profile) throw new Error(`BENCH_LINKS: no link profile "${name}" (${LINK_PROFILES.map((p) => p.name).join(', ')})`)
+  return profile
+})
+const PARTS = new Set((process.env.BENCH_LINK_PARTS ?? 'app,peer,drop,incremental,replay').split(',').map((p) => p.trim()))
+
+/** One call as its caller saw it: when it was asked and answered (ms). */
+interface Timed {
+  start: number
+  end: number
+}
+
+/** What one sign-in or run through the link measured. */
+interface LinkRun {
+  profile: string
+  /** Sign-in (or the run's start) to "Synced": the lists stored. */
+  syncedMs: number
+  /** To the end of the run: files downloaded ahead of use too. */
+  allMs?: number
+  firstRowMs?: number
+  usableMs?: number
+  down: number
+  up: number
+  requests: number
+  chain: number
+  connections: number
+  routes: Map<string, number>
+  complete: boolean
+}
+
+
+/** A Transport that notes when each of its calls and downloads started and ended. */
+function timingTransport(inner: Transport, calls: Timed[]): Transport {
+  const timed = async <T>(run: () => Promise<T>): Promise<T> => {
+    const call = { start: performance.now(), end: Number.NaN }
+    try {
+      return await run()
+    } finally {
+      call.end = performance.now()
+      calls.push(call)
+    }
+  }
+  return { ...inner, call: (operation, request) => timed(() => inner.call(operation, request)), download: (id, url, name, lane) => timed(() => inner.download(id, url, name, lane)) }
+}
+
+interface PeerClient {
+  db: OutpostDb
+  syncer: Syncer
+  transport: Transport
+  calls: Timed[]
+  clock: { offset: number }
+  close(): Promise<void>
+}
+
+/** The data layer alone, its gateway reaching the service at `baseUrl` (the link). */
+function peerClient(service: RunningService, baseUrl: string): PeerClient {
+  const gateway = new Gateway({ baseUrl, workspaceSlug: service.workspace, token: service.tokens.admin, tokenKind: 'v4', rateLimit: RATE_LIMIT })
+  const folder = mkdtempSync(join(os.tmpdir(), 'outpost-link-peer-'))
+  const calls: Timed[] = []
+  const transport = timingTransport(gatewayTransport(gateway, { staging: join(folder, 'staging'), cache: join(folder, 'cache') }), calls)
+  const db = new OutpostDb(`outpost:link:${service.workspace}`, { indexedDB: new IDBFactory(), IDBKeyRange })
+  const clock = { offset: 0 }
+  const syncer = createSyncer({ db, transport, clock: () => Date.now() + clock.offset })
+  return {
+    db,
+    syncer,
+    transport,
+    calls,
+    clock,
+    async close() {
+      db.close()
+      await gateway.close()
+      rmSync(folder, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Whether the cache holds every epic, doc and file the service does. */
+async function isComplete(db: OutpostDb, service: RunningService): Promise<boolean> {
+  const c = held(service)
+  return (await db.epics.count()) === c.epics && (await db.docs.count()) === c.docs && (await db.files.count()) === c.files
+}
+
+// ---- (a) the app, and (c) the same with the link dropped mid-bootstrap ----------------------------
+
+/** A bootstrap in the app longer than this is not waited for (the metered link's takes about a minute). */
+const SIGN_IN_TIMEOUT_MS = 10 * 60_000
+
+/** The calls the page's sync made through the host, as the host served them. */
+const timedCalls = (calls: HostCall[], upTo: number): Timed[] =>
+  calls.filter((c) => (c.channel === 'outpost:api.call' || c.channel === 'outpost:files.download') && c.at + c.answerMs <= upTo).map((c) => ({ start: c.at, end: c.at + c.answerMs }))
+
+/**
+ * In the page: usable once the epic list counts every epic, the cache holds every doc with its title, and the
+ * search index has taken them in (a pass of it ended after both). Resolves with the page's time of it.
+ */
+async function usableAt(page: Page, epics: number, docs: number): Promise<number> {
+  // A poller in the page notes when the list and the cache are complete; the wait reads what it noted.
+  await page.evaluate(
+    ({ epics, docs, dbKey }) => {
+      const state: { complete?: number } = {}
+      ;(window as unknown as { __usable: typeof state }).__usable = state
+      let db: IDBDatabase | undefined
+      const titledDocs = () =>
+        new Promise<number>((resolve, reject) => {
+          let n = 0
+          const cursor = db!.transaction('docs').objectStore('docs').openCursor()
+          cursor.onsuccess = () => {
+            const c = cursor.result
+            if (!c) return resolve(n)
+            if (typeof c.value.title === 'string' && c.value.title.length > 0) n++
+            c.continue()
+          }
+          cursor.onerror = () => reject(cursor.error)
+        })
+      const poll = async () => {
+        const count = document.querySelector('.epics .op-count')?.textContent?.trim() ?? ''
+        const name = localStorage.getItem(dbKey)
+        if (count === epics.toLocaleString() && name) {
+          db ??= await new Promise<IDBDatabase>((resolve, reject) => {
+            const open = indexedDB.open(name)
+            open.onsuccess = () => resolve(open.result)
+            open.onerror = () => reject(open.error)
+          })
+          if ((await titledDocs()) === docs) {
+            state.complete = performance.now()
+            db.close()
+            return
+          }
+        }
+        setTimeout(() => void poll().catch(() => setTimeout(poll, 100)), 100)
+      }
+      void poll()
+    },
+    { epics, docs, dbKey: LAST_WORKSPACE_DB_KEY },
+  )
+  // Then the search index: built after that, or a pass of it that began after that has ended (the next one
+  // began, or it settled). Each mark is kept once, the last of its name: the wait polls them.
+  const handle = await page.waitForFunction(
+    (marks) => {
+      const state = (window as unknown as { __usable: { complete?: number; pass?: number } }).__usable
+      if (state.complete === undefined) return false
+      const last = (name: string) => performance.getEntriesByName(name, 'mark').at(-1)?.startTime ?? -1
+      const [ready, updating, settled] = [last(marks.ready), last(marks.updating), last(marks.settled)]
+      if (ready >= state.complete) return ready
+      if (ready < 0) return false
+      if (state.pass === undefined) {
+        if (settled >= state.complete && settled >= updating) return settled
+        if (updating >= state.complete) state.pass = updating
+        return false
+      }
+      if (updating > state.pass) return updating
+      if (settled > state.pass) return settled
+      return false
+    },
+    SEARCH_MARKS,
+    { polling: 50, timeout: SIGN_IN_TIMEOUT_MS },
+  )
+  return (await handle.jsonValue()) as number
+}
+
+interface AppRun extends LinkRun {
+  /** (c): the link's bytes down when it was cut, and the requests the service saw (once each). */
+  cutAt?: number
+}
+
+/** A person signs in to the workspace through a fresh link, in a fresh browser and host; until "Synced". */
+async function appSignIn(bench: BenchService, profile: LinkProfile, rendererDir: string, drop?: { atDown: number; forMs: number }): Promise<AppRun> {
+  const { service } = bench
+  const link = await startShapedLink(service.baseUrl, profile)
+  const folder = mkdtempSync(join(os.tmpdir(), 'outpost-link-app-'))
+  const calls: HostCall[] = []
+  const app = await startWebApp({ rendererDir, dataDir: join(folder, 'host'), secrets: new MemorySecretStore(), demo: false, rateLimit: RATE_LIMIT, onCall: (call) => calls.push(call) })
+  const { page, context } = await launch(join(folder, 'profile'))
+  let watch: ReturnType<typeof setInterval> | undefined
+  try {
+    await page.goto(app.host.url)
+    await page.getByLabel('Service address').fill(link.url)
+    await page.getByLabel('API token').fill(service.tokens.admin)
+    const c = held(service)
+    const recording = bench.record(service.tokens.admin)
+    const pageStart = await page.evaluate(() => performance.now())
+    const started = performance.now()
+    let cutAt: number | undefined
+    if (drop) {
+      watch = setInterval(() => {
+        if (cutAt !== undefined || link.bytes().down < drop.atDown) return
+        cutAt = link.bytes().down
+        link.cut()
+        setTimeout(() => link.restore(), drop.forMs)
+      }, 5)
+    }
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    const usable = usableAt(page, c.epics, c.docs)
+    usable.catch(() => undefined)
+    await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: SIGN_IN_TIMEOUT_MS })
+    const syncedMs = performance.now() - started
+    const bytes = link.bytes()
+    const traffic = recording.stop()
+    const usableMs = (await usable) - pageStart
+    if (process.env.BENCH_LINK_TIMELINE) console.error(`  complete at ${((await page.evaluate(() => (window as unknown as { __usable: { complete: number } }).__usable.complete)) - pageStart).toFixed(0)} ms, indexed at ${usableMs.toFixed(0)} ms`)
+    const row = (await probesOf(page)).firstRow
+    if (process.env.BENCH_LINK_TIMELINE) {
+      for (const call of calls.filter((x) => x.at <= started + syncedMs)) {
+        const r = (call.request ?? {}) as { operation?: string; query?: { order_dir?: string; cursor?: string } }
+        console.error(`  ${(call.at - started).toFixed(0).padStart(6)} +${call.answerMs.toFixed(0).padStart(5)} ms ${r.operation ?? call.channel} ${r.query?.order_dir ?? (r.query?.cursor ? 'cursor' : '')}`)
+      }
+    }
+    return {
+      profile: profile.name,
+      syncedMs,
+      firstRowMs: row ? (row.paintAt ?? row.frameAt ?? row.domAt) - pageStart : undefined,
+      usableMs,
+      down: bytes.down,
+      up: bytes.up,
+      requests: traffic.requests,
+      chain: longestChain(timedCalls(calls, started + syncedMs)),
+      connections: link.connections(),
+      routes: traffic.routes,
+      complete: true,
+      cutAt,
+    }
+  } finally {
+    clearInterval(watch)
+    await context.close()
+    await app.close()
+    await link.close()
+    rmSync(folder, { recursive: true, force: true })
+  }
+}
+
+// ---- (b) the data layer alone, and (d) its usual sync and its replay on the metered link -------
+
+/** (b) The data layer alone bootstraps through a fresh link; the client is kept for (d). */
+async function peerBootstrap(bench: BenchService, profile: LinkProfile): Promise<{ run: LinkRun; client: PeerClient; link: ShapedLink }> {
+  const { service } = bench
+  const link = await startShapedLink(service.baseUrl, profile)
+  const client = peerClient(service, link.url)
+  const started = performance.now()
+  let listedMs = Number.NaN
+  let listedChain = 0
+  const { ms, traffic } = await measured(bench, service.tokens.admin, () =>
+    client.syncer.sync({
+      // Synced, as the app says it: the lists stored (files are downloaded ahead of use after).
+      listed: () => {
+        listedMs = performance.now() - started
+        listedChain = longestChain(client.calls)
+      },
+    }),
+  )
+  const bytes = link.bytes()
+  const run: LinkRun = {
+    profile: profile.name,
+    syncedMs: listedMs,
+    allMs: ms,
+    down: bytes.down,
+    up: bytes.up,
+    requests: traffic.requests,
+    chain: listedChain,
+    connections: link.connections(),
+    routes: traffic.routes,
+    complete: await isComplete(client.db, service),
+  }
+  return { run, client, link }
+}
+
+/** What one measured exchange on the metered link cost, against the least it could. */
+interface Exchange {
+  ms: number
+  requests: number
+  down: number
+  up: number
+  chain: number
+  routes: Map<string, number>
+  /** How many of the changes the cache (or the service) shows afterwards, of how many. */
+  seen: number
+  of: number
+  least?: { requests: number; bytes: number }
+}
+
+async function measuredOnLink(bench: BenchService, client: PeerClient, link: ShapedLink, run: () => Promise<unknown>) {
+  const before = link.bytes()
+  client.calls.length = 0
+  const { ms, traffic } = await measured(bench, bench.service.tokens.admin, run)
+  const after = link.bytes()
+  return { ms, requests: traffic.requests, routes: traffic.routes, down: after.down - before.down, up: after.up - before.up, chain: longestChain(client.calls) }
+}
+
+const CHANGES = { epics: 25, docs: 15, files: 10 }
+
+/** (d) 50 changes made elsewhere (another member's token, straight to the service), then the usual sync, 5 minutes on. */
+async function usualSync(bench: BenchService, client: PeerClient, link: ShapedLink, random: () => number): Promise<Exchange> {
+  const { service } = bench
+  // Runs are minutes apart in the app: the last run's changes are older than the overlap a walk reads again.
+  await sleep(DEFAULT_SYNC_OPTIONS.overlapMs + 500)
+  const api4 = v4(service, service.tokens.member)
+  const api3 = v3(service, service.tokens.member)
+  const ids = (kind: string) => service.ctx.col(kind as never).ids() as (number | string)[]
+  const names = new Map<number, string>()
+  const titles = new Map<string, string>()
+  for (const id of sample(ids('epic'), CHANGES.epics, random) as number[]) {
+    names.set(id, `Renamed elsewhere ${id} ${Math.round(random() * 1e6)}`)
+    await api4.patch(`/epics/${id}`, { name: names.get(id) })
+  }
+  for (const id of sample(ids('doc'), CHANGES.docs, random) as string[]) {
+    titles.set(id, `Retitled elsewhere ${Math.round(random() * 1e6)}`)
+    await api3.put(`/documents/${id}`, { title: titles.get(id) })
+  }
+  for (const id of sample(ids('file'), CHANGES.files, random) as number[]) await api3.put(`/files/${id}`, { description: `Described elsewhere ${Math.round(random() * 1e6)}` })
+  client.clock.offset += 5 * 60_000
+  const measure = await measuredOnLink(bench, client, link, () => client.syncer.sync())
+  let seen = 0
+  for (const [id, name] of names) if ((await client.db.epics.get(id))?.name === name) seen++
+  for (const [id, title] of titles) if ((await client.db.docs.get(id))?.title === title) seen++
+  return { ...measure, seen, of: names.size + titles.size }
+}
+
+const QUEUE = { updates: 100, creates: 10 }
+
+/** (d) 100 epic updates and 10 creates queued offline, replayed through the link; the least is two bulk requests. */
+async function replayQueued(bench: BenchService, client: PeerClient, link: ShapedLink, random: () => number, tag: string): Promise<Exchange> {
+  const { service } = bench
+  const actions = outboxActions({ db: client.db, transport: client.transport })
+  const picked = sample((await client.db.epics.toCollection().primaryKeys()) as number[], QUEUE.updates, random)
+  for (const [i, id] of picked.entries()) await actions.updateEpic(id, { name: `${tag}: renamed #${i}` })
+  for (let i = 0; i < QUEUE.creates; i++) await actions.createEpic({ name: `${tag}: created #${i}` })
+  const measure = await measuredOnLink(bench, client, link, async () => {
+    for (let pass = 0; pass < 5; pass++) {
+      const result = await replay({ db: client.db, transport: client.transport })
+      if (result.remaining <= result.failed + result.conflicts || result.stopped) break
+    }
+  })
+  const served = (await v3(service, service.tokens.member).get('/epics')).body as { id: number; name: string }[]
+  const byId = new Map(served.map((e) => [e.id, e.name]))
+  const seen = picked.filter((id, i) => byId.get(id) === `${tag}: renamed #${i}`).length + served.filter((e) => e.name.startsWith(`${tag}: created #`)).length
+  // The least: one bulk update of the 100 and one bulk create of the 10, their bodies up and answers down (gzipped).
+  const updateBody = JSON.stringify({ epic_ids: picked, epics: picked.map((id, i) => ({ id, name: `${tag}: renamed #${i}` })) })
+  const createBody = JSON.stringify({ epics: Array.from({ length: QUEUE.creates }, (_, i) => ({ name: `${tag}: created #${i}`, external_id: `outpost-${i}`.padEnd(44, '0') })) })
+  const answer = (ids: number[]) => {
+    const epics = (service.ctx.col('epic' as never) as unknown as { getMany(ids: string[]): Map<string, unknown> }).getMany(ids.map(String))
+    return gzipSync(JSON.stringify({ entities: [...epics.values()] })).length
+  }
+  const created = served.filter((e) => e.name.startsWith(`${tag}: created #`)).map((e) => e.id)
+  const least = { requests: 2, bytes: updateBody.length + createBody.length + answer(picked) + answer(created) }
+  return { ...measure, seen, of: QUEUE.updates + QUEUE.creates, least }
+}
+
+// ---- a round ----------------------------------------------------------------------------------
+
+interface Round {
+  floor: LinkFloorData
+  app: AppRun[]
+  peer: LinkRun[]
+  drop?: AppRun
+  clean?: AppRun
+  usual?: Exchange
+  replayed?: Exchange
+}
+
+async function round(index: number, rendererDir: string): Promise<Round> {
+  const bench = await startBenchService(SIZE)
+  const random = seededRandom(7 + index)
+  const said = (what: string, run: LinkRun) =>
+    console.error(
+      `round ${index + 1}: ${what} on the ${run.profile} link: synced in ${(run.syncedMs / 1000).toFixed(1)} s${run.usableMs !== undefined ? ` (first rows ${((run.firstRowMs ?? Number.NaN) / 1000).toFixed(1)} s, usable ${(run.usableMs / 1000).toFixed(1)} s)` : ''}, ` +
+        `${(run.down / 1e6).toFixed(2)} MB down, ${run.requests} requests, chain ${run.chain}`,
+    )
+  try {
+    const floor = await linkFloorData(bench.service)
+    const result: Round = { floor, app: [], peer: [] }
+    for (const profile of PROFILES) {
+      if (PARTS.has('app')) {
+        await emptyWindow()
+        const run = await appSignIn(bench, profile, rendererDir)
+        said('the app', run)
+        result.app.push(run)
+      }
+      const wantsPeer = PARTS.has('peer') || (profile.name === 'metered' && (PARTS.has('incremental') || PARTS.has('replay')))
+      if (!wantsPeer) continue
+      await emptyWindow()
+      const { run, client, link } = await peerBootstrap(bench, profile)
+      said('the data layer', run)
+      result.peer.push(run)
+      try {
+        if (profile.name === 'metered' && PARTS.has('incremental')) {
+          await emptyWindow()
+          result.usual = await usualSync(bench, client, link, random)
+          console.error(`round ${index + 1}: the usual sync on the metered link: ${result.usual.requests} requests, ${(result.usual.down / 1e3).toFixed(1)} KB down, chain ${result.usual.chain}`)
+        }
+        if (profile.name === 'metered' && PARTS.has('replay')) {
+          await emptyWindow()
+          result.replayed = await replayQueued(bench, client, link, random, `link round ${index + 1}`)
+          console.error(`round ${index + 1}: the replay on the metered link: ${result.replayed.requests} requests (${describeRoutes(result.replayed.routes)}), ${(result.replayed.down / 1e3).toFixed(1)} KB down`)
+        }
+      } finally {
+        await client.close()
+        await link.close()
+      }
+    }
+    if (PARTS.has('drop')) {
+      const train = LINK_PROFILES.find((p) => p.name === 'train')!
+      await emptyWindow()
+      const clean = result.app.find((r) => r.profile === 'train') ?? (await appSignIn(bench, train, rendererDir))
+      await emptyWindow()
+      result.clean = clean
+      result.drop = await appSignIn(bench, train, rendererDir, { atDown: clean.down / 2, forMs: DROP_MS })
+      said('the app, the link cut at half its bytes', result.drop)
+    }
+    return result
+  } finally {
+    await bench.close()
+  }
+}
+
+/** How long the link stays cut (ms). */
+const DROP_MS = 10_000
+
+async function main(): Promise<void> {
+  const rendererDir = process.env.E2E_RENDERER_DIR ?? RENDERER_DIR
+  if ((PARTS.has('app') || PARTS.has('drop')) && !existsSync(join(rendererDir, 'index.html'))) {
+    console.error(`link bench: ${rendererDir} is not built; run \`npm run build\` first.`)
+    process.exit(1)
+  }
+  const rounds: Round[] = []
+  for (let i = 0; i < ROUNDS; i++) rounds.push(await round(i, rendererDir))
+
+  const figures: Figure[] = []
+  const add = (figure: string, value: number, unit: string, note?: string) =>
+    figures.push({ bench: 'link', figure, value: Math.round(value * 100) / 100, unit, ...(note ? { note } : {}) })
+  const med = (pick: (r: Round) => number) => median(rounds.map(pick))
+  const floor = rounds[0].floor
+  const G = med((r) => r.floor.gzipBytes)
+  add('G: every answer needed, gzipped', G / 1e6, 'MB', floor.byAnswer.map((a) => `${a.what}: ${a.answers} x, ${(a.gzipBytes / 1e6).toFixed(2)} MB gzipped of ${(a.bytes / 1e6).toFixed(1)} MB`).join('; '))
+  add('C: the fewest round trips one after another', floor.chain, 'round trips', `${floor.requests} requests at the least`)
+  const describe = (runs: (r: Round) => LinkRun | undefined, profile: LinkProfile, who: string) => {
+    const of = (r: Round) => runs(r)
+    const pick = (f: (run: LinkRun) => number) => med((r) => f(of(r)!))
+    const floorMs = med((r) => linkFloorMs(r.floor, profile))
+    const named = `${profile.name}, ${who}`
+    const against = (ms: number) => (profile.rttMs > 0 ? `${(ms / floorMs).toFixed(2)}x the floor` : undefined)
+    add(`${named}: sign-in to Synced`, pick((x) => x.syncedMs) / 1000, 's', against(pick((x) => x.syncedMs)))
+    if (of(rounds[0])?.usableMs !== undefined) {
+      add(`${named}: sign-in to the first epic rows`, pick((x) => x.firstRowMs ?? Number.NaN) / 1000, 's')
+      add(`${named}: sign-in to usable`, pick((x) => x.usableMs ?? Number.NaN) / 1000, 's', 'every epic in its list, every doc with its title in the cache, the search index caught up')
+    }
+    add(`${named}: bytes down`, pick((x) => x.down) / 1e6, 'MB', `${(pick((x) => x.down) / G).toFixed(2)}x G; up ${(pick((x) => x.up) / 1e6).toFixed(2)} MB`)
+    add(
+      `${named}: requests`,
+      pick((x) => x.requests),
+      'requests',
+      `the longest chain of round trips one after another ${pick((x) => x.chain)} (C = ${floor.chain}); ${pick((x) => x.connections)} connections; ${describeRoutes(of(rounds[0])!.routes, 8)}`,
+    )
+  }
+  for (const profile of PROFILES) {
+    if (profile.rttMs > 0) add(`${profile.name} (${describeProfile(profile)}): the floor`, med((r) => linkFloorMs(r.floor, profile)) / 1000, 's', 'max(G/B, C x RTT) + RTT')
+    if (PARTS.has('app')) describe((r) => r.app.find((a) => a.profile === profile.name), profile, 'the app')
+    if (PARTS.has('peer')) describe((r) => r.peer.find((a) => a.profile === profile.name), profile, 'the data layer alone')
+  }
+  if (rounds[0].drop) {
+    const d = (pick: (r: Round) => number) => med(pick)
+    add('train, the link cut at half the bytes for 10 s: sign-in to Synced', d((r) => r.drop!.syncedMs) / 1000, 's', `a clean sign-in ${(d((r) => r.clean!.syncedMs) / 1000).toFixed(1)} s`)
+    add('train, the link cut: bytes down against a clean sign-in', d((r) => r.drop!.down / r.clean!.down), 'x', `${(d((r) => r.drop!.down) / 1e6).toFixed(2)} MB against ${(d((r) => r.clean!.down) / 1e6).toFixed(2)} MB; cut at ${(d((r) => r.drop!.cutAt ?? Number.NaN) / 1e6).toFixed(2)} MB; goal: at most 1.1x`)
+    add('train, the link cut: requests against a clean sign-in', d((r) => r.drop!.requests - r.clean!.requests), 'more', `${d((r) => r.drop!.requests)} against ${d((r) => r.clean!.requests)}`)
+  }
+  if (rounds[0].usual) {
+    const u = (pick: (x: Exchange) => number) => med((r) => pick(r.usual!))
+    add('metered: a usual sync after 50 changes made elsewhere', u((x) => x.down + x.up) / 1e3, 'KB', `down ${(u((x) => x.down) / 1e3).toFixed(1)} KB, up ${(u((x) => x.up) / 1e3).toFixed(1)} KB; goal: at most 100 KB; ${u((x) => x.seen)} of ${u((x) => x.of)} epic and doc changes in the cache after it`)
+    add('metered: its round trips one after another', u((x) => x.chain), 'round trips', `${u((x) => x.requests)} requests (${describeRoutes(rounds[0].usual!.routes)}), ${(u((x) => x.ms) / 1000).toFixed(1)} s; goal: at most 3`)
+  }
+  if (rounds[0].replayed) {
+    const x = (pick: (e: Exchange) => number) => med((r) => pick(r.replayed!))
+    add('metered: replaying 100 updates and 10 creates, requests', x((e) => e.requests), 'requests', `${(x((e) => e.requests) / 2).toFixed(2)}x the least (2 bulk requests); ${describeRoutes(rounds[0].replayed!.routes)}; goal: at most 1.2x`)
+    add('metered: replaying them, bytes', x((e) => e.down + e.up) / 1e3, 'KB', `${x((e) => (e.down + e.up) / e.least!.bytes).toFixed(2)}x the least (${(x((e) => e.least!.bytes) / 1e3).toFixed(1)} KB: the two bulk bodies, and their answers gzipped); ${x((e) => e.seen)} of ${QUEUE.updates + QUEUE.creates} on the service; ${(x((e) => e.ms) / 1000).toFixed(1)} s`)
+  }
+  report(`The first sync on a shaped link: ${SIZE.epics} epics, ${SIZE.docs} docs, ${SIZE.files} files; rate limit of the bootstrap benchmark; median of ${ROUNDS} rounds (load average ${os.loadavg()[0].toFixed(2)} on ${os.availableParallelism()} cores)`, figures)
+}
+
+await main()
