@@ -13,7 +13,9 @@
 //
 // The seed fixes every choice the run makes (actions, values, events, kill
 // points); the interleaving with timers and I/O can still differ between runs.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+// To trace a finding, KEEP_JOURNAL=<file> keeps a copy of the journal of queued
+// changes as the run left it (the ids in a stuck record's line are its entries).
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
@@ -103,6 +105,8 @@ export const DEFAULT_PACE: Pace = { max: 200, windowMs: 1000 }
 
 /** The longest a change made while all was clear may wait for its request (ms). */
 export const MAX_ONLINE_WAIT_MS = 2000
+/** How long the calm end of a run waits for the app to send what is left by itself (ms). */
+const CALM_DRAIN_MS = 2.5 * MAX_ONLINE_WAIT_MS
 
 const NO_FAULTS: Faults = { latencyMs: 0, failRate: 0, dropRate: 0, dropAfterCommitRate: 0 }
 
@@ -128,6 +132,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const answers = { rateLimited: 0, failed: 0 }
   /** The run's end: everything sent and checked, with no more faults or crashes. */
   let ending = false
+  /** The user's last actions are made on a sound link (calm, below): their waits are measured at every seed. */
+  let calm = false
   /** How long the user's changes wait for their request while all is clear (started with the first life). */
   let waits: WaitWatch | undefined
   const service = await testService({
@@ -156,7 +162,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     journal,
     // Not while storage is full: a confirmation then is as often the withdrawal of a write the cache refused. Its own
     // draws: asked at moments the run's timing decides, they would shift every later choice of the seed's.
-    crashAfterCommit: () => !ending && !shared.quota.full && crashes() < 0.15,
+    crashAfterCommit: () => !ending && !calm && !shared.quota.full && crashes() < 0.15,
   }
   // Keeps the HTTP agent open across lives (the last gateway to close an origin closes its connections).
   const keeper = new Gateway({ baseUrl: service.baseUrl, workspaceSlug: service.workspace, token: service.tokens.admin, tokenKind: 'v4' })
@@ -967,17 +973,33 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   /** The step at which a spell of storage full ends. */
   let quotaUntil = 0
   let step = 0
+  // The last stretch of a run is calm: online, no faults, no burst, room to write, no kills. Chaos can leave no
+  // moment clear in a short run; a calm end makes sure changes made while all is clear are measured at every seed.
+  const calmFrom = options.ops - Math.min(100, Math.max(20, Math.ceil(options.ops / 20)))
   for (; done < options.ops; step++) {
     if (shared.quota.full && step >= quotaUntil) shared.quota.full = false
+    if (!calm && done >= calmFrom) {
+      calm = true
+      faults = NO_FAULTS
+      service.setFaults(NO_FAULTS)
+      clearTimeout(burst)
+      service.setRateLimit(pace)
+      bursting = false
+      shared.quota.full = false
+      if (!shared.net.online) {
+        shared.net.online = true
+        if (!life.dead) background(life, 'replay')
+      }
+    }
     if (life.dead) {
       const reason = await life.died
       await bury(life)
       // After a crash between a commit and its confirmation, the store is often lost too: what the journal still
       // holds open then must not bring back a change the user replaced or discarded.
       if (chance(reason === 'commit' ? 0.5 : 0.12)) await wipe()
-      life = newLife()
+      life = newLife(calm ? Number.POSITIVE_INFINITY : undefined)
     }
-    if (chance(0.22)) {
+    if (chance(0.22) && !calm) {
       let roll = random() * eventWeight
       await (events.find((x) => (roll -= x.weight) < 0) ?? events[0]).run()
       continue
@@ -989,6 +1011,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const status = await outboxStatus(life.db).catch(() => null)
       log(`  ${done} actions, ${Math.round((Date.now() - started) / 1000)} s, ${stats.lives} lives, outbox ${status?.pending ?? '?'} pending`)
     }
+  }
+
+  // The calm end goes on a moment with nobody asking for a replay: the app sends what is left by itself, and a
+  // change it leaves sitting shows in the waits.
+  const drainUntil = Date.now() + CALM_DRAIN_MS
+  while (Date.now() < drainUntil && !life.dead) {
+    const left = await outboxRecords(life.db, ['pending']).catch(() => null)
+    if (left?.length === 0) break
+    await new Promise((resolve) => setTimeout(resolve, 50))
   }
 
   // ---- the end: online, no faults, everything sent ----
@@ -1026,7 +1057,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         continue
       }
       stuck++
-      details.push(`stuck: #${r.seq} ${r.op} ${r.kind} ${r.entityId} ${r.state}: ${r.error?.message ?? JSON.stringify(r.conflict?.fields ?? r.conflict)} payload ${JSON.stringify(r.payload)}`)
+      details.push(`stuck: #${r.seq} ${r.op} ${r.kind} ${r.entityId} ${r.state}: ${r.error?.message ?? JSON.stringify(r.conflict?.fields ?? r.conflict)} payload ${JSON.stringify(r.payload)} journal ${JSON.stringify(r.journal ?? [])}`)
       if (r.state === 'failed') await life.actions.discard(r.seq!)
       else await life.actions.resolveConflict(r.seq!, 'mine')
     }
@@ -1061,6 +1092,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   await keeper.close()
   await journal.close()
   await service.close()
+  if (process.env.KEEP_JOURNAL) await writeFile(process.env.KEEP_JOURNAL, await readFile(join(folder, 'journal', 'soak.jsonl')))
   await rm(folder, { recursive: true, force: true })
   return {
     seed: options.seed,
