@@ -28,6 +28,7 @@ import { OutpostDb } from '../../src-renderer/src/data/db.ts'
 import { fileJournal } from '../journal-kit.ts'
 import { isLocalId, outboxRecords, outboxStatus, resolveId } from '../../src-renderer/src/data/outbox/index.ts'
 import { sameValue } from '../../src-renderer/src/data/outbox/kinds.ts'
+import { journalIdsOf } from '../../src-renderer/src/data/outbox/journal.ts'
 import { mergedDocEpics, mergedLabels, mergedOne } from '../../src-renderer/src/data/overlay.ts'
 import { isBootstrapped } from '../../src-renderer/src/data/sync/index.ts'
 import { StorageFullError } from '../../src-renderer/src/data/storage-full.ts'
@@ -761,9 +762,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // A later write of the same field (queued after this one met the conflict, or kept in the journal while storage
     // was full, to be queued once there is room) is what the service ends with.
     const writes = (kind: string, entityId: string, payload: Record<string, unknown>) => kind === r.kind && entityId === r.entityId && field in payload
+    // A kept entry this record holds is this change itself (queued into it once there was room): resolved with it.
+    // It can still be open in the journal (a crash before its confirmation), but it is no later write.
+    const own = new Set(journalIdsOf([r]))
     const later =
       (await outboxRecords(life.db)).some((x) => x.seq! > r.seq! && writes(x.kind, x.entityId, x.payload)) ||
-      (await shared.journal.read()).entries.some((x) => x.kept === true && writes(x.record.kind, x.record.entityId, x.record.payload))
+      (await shared.journal.read()).entries.some((x) => x.kept === true && !own.has(x.id) && writes(x.record.kind, x.record.entityId, x.record.payload))
     if (choice === 'theirs' && !later) model.update(e, { [field]: theirs })
     stats.resolved[choice]++
   }
