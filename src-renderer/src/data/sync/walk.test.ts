@@ -24,20 +24,30 @@ interface Seen {
 
 /**
  * Bootstraps a fresh cache, noting the ids of every page of the walk from both ends; `during` runs before each
- * epic page is asked for, with the pages that came so far.
+ * epic page is asked for, with the pages that came so far (once the other end's page on its way has come:
+ * what `seen` lacks then was in no page).
  */
 async function bootstrap(w: World, during?: (request: OperationRequest, seen: Seen) => Promise<void>) {
   const db = w.openDb()
   const seen: Seen = { desc: [], asc: [] }
   const ends = new Map<string, 'desc' | 'asc'>()
   const inner = countingTransport(w.transport)
+  const onTheirWay = new Set<Promise<unknown>>()
   const transport = {
     ...inner,
     call: async <T,>(operation: OperationName, request: OperationRequest = {}): Promise<T> => {
       const query = request.query ?? {}
       const walkPage = operation === 'epics.list' && query.limit !== LAST_PAGE_SIZE
-      if (walkPage) await during?.(request, seen)
-      const answer = await inner.call<T>(operation, request)
+      if (walkPage && during) {
+        await Promise.allSettled([...onTheirWay])
+        await during(request, seen)
+      }
+      const asked = inner.call<T>(operation, request)
+      if (walkPage) {
+        onTheirWay.add(asked)
+        void asked.catch(() => undefined).finally(() => onTheirWay.delete(asked))
+      }
+      const answer = await asked
       if (walkPage) {
         const page = answer as { entities: { id: number }[]; next_page_url?: string }
         const end = (query.order_dir as 'desc' | 'asc' | undefined) ?? ends.get(String(query.cursor))!
