@@ -258,10 +258,15 @@ export async function writeEpicPage(
  * The epics the v3 list stored that no page completed, once a bootstrap's walk has met and its last page
  * came: each was in the list and in neither end of the walk nor among what changed since, so it was
  * deleted on the service meanwhile. Removed, with the checkpoint, in one transaction; returns how many.
+ * `among`: the only epics that can be partial (the list's that no page of this run brought).
  */
-export async function removePartialEpics(db: OutpostDb, checkpoint: KindCheckpoint): Promise<number> {
+export async function removePartialEpics(db: OutpostDb, checkpoint: KindCheckpoint, among?: EntityId[]): Promise<number> {
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
-    const gone = (await db.epics.filter((e) => e.partial === true).primaryKeys()) as EntityId[]
+    // Only the rows that may be partial are read when the caller knows them: reading every epic's row
+    // is a scan of the whole table, in the last moments of a bootstrap.
+    const gone = among
+      ? (await db.epics.bulkGet(among)).filter((e) => e?.partial === true).map((e) => e!.id)
+      : ((await db.epics.filter((e) => e.partial === true).primaryKeys()) as EntityId[])
     await removeEpics(db, gone)
     await db.checkpoints.put(checkpoint)
     return gone.length

@@ -235,12 +235,15 @@ const isIn = <K extends string>(list: readonly K[], kind: string): kind is K => 
 async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise<{ written: number; removed: number }> {
   let written = 0
   let listNewest = listCp.bootstrapped ? listCp.since : null
+  /** The epics the list stored in this run (partial until a page completes them). */
+  let listIds: number[] | undefined
   const listStored = listCp.bootstrapped
     ? Promise.resolve()
     : (async () => {
         const known = await knownIds(ctx.db.epics)
         const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: [...EPIC_LIST_V3_FIELDS] })
         listNewest = list.reduce<string | null>((newest, e) => (newest === null || e.updated_at > newest ? e.updated_at : newest), null)
+        listIds = list.map((e) => e.id)
         const done = { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), since: listNewest, done: list.length, total: list.length }
         const result = await writeEpicList(ctx.db, list, done, known, true)
         written += result.written
@@ -250,7 +253,10 @@ async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise
   listStored.catch(() => undefined)
   const walked = await walk(ctx, 'epics', { listStored, listNewest: async () => listNewest })
   await listStored
-  const removed = await removePartialEpics(ctx.db, await readCheckpoint(ctx.db, 'epics'))
+  // Partial rows are of the list: of this run's, those its pages did not bring (else of a run before: all are looked at).
+  const brought = walked.brought
+  const among = listIds && brought ? listIds.filter((id) => !brought.has(id)) : undefined
+  const removed = await removePartialEpics(ctx.db, await readCheckpoint(ctx.db, 'epics'), among)
   return { written: written + walked.written, removed }
 }
 

@@ -78,6 +78,8 @@ export interface WalkResult {
   /** Requests made. */
   pages: number
   written: number
+  /** Items this run's pages brought (a bootstrap's, which complete the rows its list stored). */
+  brought?: ReadonlySet<EntityId>
 }
 
 /**
@@ -118,8 +120,8 @@ export async function walk(ctx: SyncContext, kind: WalkKind, options: WalkOption
   // What changed since the walk began, whole: down to its start (and the list's), less the overlap.
   const start = earlier((await readCheckpoint(ctx.db, kind)).walkSince, await options.listNewest?.())
   const floor = start ? Date.parse(start) - ctx.options.overlapMs : null
-  const last = await walkDown(ctx, kind, { floor, mode: 'incremental', listed: options.listed, limit: LAST_PAGE_SIZE, ending: true })
-  return { phase: 'bootstrap', pages: both.pages + last.pages, written: both.written + last.written }
+  const last = await walkDown(ctx, kind, { floor, mode: 'incremental', listed: options.listed, limit: LAST_PAGE_SIZE, ending: true, brought: both.brought })
+  return { phase: 'bootstrap', pages: both.pages + last.pages, written: both.written + last.written, brought: both.brought }
 }
 
 interface DownOptions {
@@ -130,6 +132,8 @@ interface DownOptions {
   limit: number
   /** The last pages of a bootstrap: its checkpoint then says it is done. */
   ending?: boolean
+  /** Where the items of its pages are noted. */
+  brought?: Set<EntityId>
 }
 
 /** Pages from the newest down to `floor`, written as they come with the checkpoint (see the file's head). */
@@ -163,6 +167,7 @@ async function walkDown(ctx: SyncContext, kind: WalkKind, o: DownOptions): Promi
         const finished = !page.next_page_url || reachesFloor(page)
         const kept = o.floor === null ? page.entities : page.entities.filter((e) => Date.parse(e.updated_at) >= o.floor!)
         items.push(...kept)
+        for (const item of kept) o.brought?.add(item.id)
         done += kept.length
         // An incremental walk cannot know how many changed: it says one more page may come until it ends.
         total = finished ? done : done + o.limit
@@ -278,7 +283,7 @@ interface EndPage {
 }
 
 /** Both ends of a bootstrap walk, until they meet (see the file's head). */
-async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptions): Promise<{ pages: number; written: number }> {
+async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptions): Promise<{ pages: number; written: number; brought: Set<EntityId> }> {
   const source = SOURCES[kind]
   const fields = source.bootstrapFields.join(',')
   const wholeFields = source.fields.join(',')
@@ -358,9 +363,9 @@ async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptio
   void chain('desc')
   void chain('asc')
 
-  const result = { pages: 0, written: 0 }
   /** Items this walk stored: an item an end brings again (a restart, the two ends' overlap) is not written twice. */
   const seen = new Set<EntityId>()
+  const result = { pages: 0, written: 0, brought: seen }
   let done = cp.done
   const listStored = options.listStored?.then(() => (writing = true))
   // What the checkpoint says: each end as its stored pages left it (an end's pages are stored in their order).
