@@ -176,7 +176,7 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
     db,
     transport,
     lock,
-    replay: () =>
+    replay: (yieldTo) =>
       replay({
         db,
         transport,
@@ -184,6 +184,7 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
         signal: controller.signal,
         backoff: { baseMs: 5, maxMs: 100, attempts: 6 },
         journal,
+        yieldTo,
       }),
     journal,
     sync: {

@@ -28,9 +28,9 @@ export function replayFor(db: OutpostDb, transport: Transport, signal?: AbortSig
       const timer = setTimeout(done, ms)
       wake = done
     })
-  const run = () => {
+  const run = (yieldTo?: () => boolean) => {
     woken = false
-    return replay({ db, transport, signal, sleep, backoff, journal })
+    return replay({ db, transport, signal, sleep, backoff, journal, yieldTo })
   }
   // Closing does not wait out a backoff: the pass wakes, sees the abort and stops.
   signal?.addEventListener('abort', () => wake?.(), { once: true })

@@ -174,7 +174,8 @@ export interface DataLayer {
 }
 
 /** One pass over the queued writes; `wake` ends a wait between its attempts at once. */
-export type EngineReplay = (() => Promise<unknown>) & { wake?: () => void }
+/** A replay pass; `yieldTo` true ends it before its next step (ReplayOptions.yieldTo). */
+export type EngineReplay = ((yieldTo?: () => boolean) => Promise<unknown>) & { wake?: () => void }
 
 export function startDataLayer(options: DataLayerOptions): DataLayer {
   const { db } = options
@@ -227,10 +228,18 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
   // replay or write; replayed meanwhile, a later change would reach the service before the earlier ones it restores.
   let restoring: Promise<void> | null = null
   let swept: Promise<unknown> | undefined
+  // A write found storage full (and was maybe kept in the journal) as `kept` counts; restores that began after the
+  // last one worked as `restored` says. Until they agree a pass under way yields (it ends before its next step and
+  // the next pass restores first): a change made after the kept one, sent before it is queued, would be undone by it.
+  let kept = 0
+  let restored = 0
+  const restoreDue = () => kept > restored
   const restoreJournal = (): Promise<void> => {
     if (restoring) return restoring
+    const since = kept
     const attempt: Promise<void> = (options.journal ? restoreFromJournal(db, options.journal, { clock, lock: options.lock }) : Promise.resolve()).then(
       () => {
+        restored = Math.max(restored, since)
         // Staged copies a crash left behind (no queued upload names them) go once per start, after the journal's
         // uploads are queued again (their copies are still needed); a failure waits for the next start.
         if (!swept) swept = sweepStagedCopies(db, options.transport, options.lock).catch(() => null)
@@ -312,11 +321,13 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
   let replaying: Promise<void> | null = null
   let again = false
   const passes = async (pass: EngineReplay): Promise<void> => {
-    await restoreJournal()
     do {
+      await restoreJournal()
       again = false
       try {
-        await pass()
+        await pass(restoreDue)
+        // Yielded to a restore: one more pass, after it.
+        if (restoreDue()) again = true
       } catch (error) {
         // A pass stops where storage refused a write (a record sent stays in flight, to be reconciled).
         if (isStorageFull(error) && !storage) waitForRoom()
@@ -482,8 +493,13 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     status: () => syncStatus(db),
     storage: () => storage,
     async storageFull() {
-      // A write kept in the journal only (it may have been) is queued by the next restore, once there is room.
-      if (options.journal) restoring = null
+      // A write kept in the journal only (it may have been) is queued by the next restore, once there is room; a pass
+      // under way yields to it, woken from a backoff to see that.
+      if (options.journal) {
+        restoring = null
+        kept++
+        options.replay?.wake?.()
+      }
       if (stopped || storage) return
       await freeSpace()
       waitForRoom()

@@ -18,6 +18,7 @@ import { actionsFor, replayFast, startFilledKit, type Kit } from '../../../testi
 import { startDataLayer, syncStatus, type StorageState } from './data-layer.ts'
 import { resolveId } from './outbox/ids.ts'
 import { isLocalId } from './outbox/kinds.ts'
+import { outboxStatus } from './outbox/records.ts'
 import { mergedOne } from './overlay.ts'
 import { isQuotaError, isStorageFull, StorageFullError, SYNC_PAUSED_MESSAGE, WRITE_NOT_SAVED_MESSAGE } from './storage-full.ts'
 import { createSyncer, readCheckpoints, type SyncProgress } from './sync/index.ts'
@@ -201,6 +202,62 @@ describe('a user’s change with storage full', () => {
     expect((await mergedOne<CachedEpic>(db, 'epic', epic.id))?.name).toBe('Renamed while storage was full')
     expect(isLocalId(await resolveId(db, 'comment', comment))).toBe(false)
     expect(await db.outbox.count()).toBe(0)
+    expect((await journal.read()).entries).toEqual([])
+    await engine.stop()
+    await journal.close()
+    db.close()
+  })
+
+  it('kept while a replay is under way: the pass lets the restore go first, and a change made after it is the one the service keeps', async () => {
+    const db = kit.openDb()
+    const fault = quotaFault(db, { full: false, refused: 0, at: 'commit' })
+    const journal = fileJournal(join(kit.folder, 'journal', 'kept-mid-pass.jsonl'))
+    // The pass's requests wait at a gate while it is shut (a slow link): the pass holds the outbox lock meanwhile.
+    let gate: Promise<void> | null = null
+    let open = () => {}
+    let arrived = () => {}
+    const waiting = new Promise<void>((resolve) => (arrived = resolve))
+    const slow = {
+      ...kit.transport,
+      call: (async (...args: Parameters<typeof kit.transport.call>) => {
+        if (gate) {
+          arrived()
+          await gate
+        }
+        return kit.transport.call(...args)
+      }) as typeof kit.transport.call,
+    }
+    const engine = startDataLayer({
+      db,
+      transport: kit.transport,
+      journal,
+      replay: (yieldTo) => replayFast(db, slow, { journal, yieldTo }).then(() => undefined),
+      sync: { fileBudgetBytes: 0 },
+    })
+    const actions = actionsFor(db, kit.transport, { journal, ready: () => engine.restore(), onStorageFull: () => void engine.storageFull() })
+    expect(await engine.restore()).toBe(true)
+    const [other, epic] = [epics[6], epics[7]]
+    // Objectives the epic does not have yet, so that each setting is a change.
+    const [a, b, c] = (await db.objectives.toArray()).filter((o) => !(epic.objective_ids ?? []).includes(Number(o.id)))
+
+    await actions.updateEpic(other.id, { name: 'On its way' })
+    gate = new Promise<void>((resolve) => (open = resolve))
+    const pass = engine.replay()
+    await waiting
+    // Storage full: the change is kept in the journal; the screen still shows the objectives as they were.
+    fault.full = true
+    await actions.updateEpic(epic.id, { objective_ids: [a.id] })
+    fault.full = false
+    // Room again; the restore waits for the outbox lock (the pass has it), so the user's next change is queued first.
+    await actions.updateEpic(epic.id, { objective_ids: [b.id, c.id] })
+    gate = null
+    open()
+    await pass
+    await engine.replay()
+
+    expect(await outboxStatus(db)).toMatchObject({ pending: 0, conflicts: 0, failed: 0 })
+    expect((await v3(kit.service).get(`/epics/${epic.id}`)).body).toMatchObject({ objective_ids: [b.id, c.id] })
+    expect((await v3(kit.service).get(`/epics/${other.id}`)).body).toMatchObject({ name: 'On its way' })
     expect((await journal.read()).entries).toEqual([])
     await engine.stop()
     await journal.close()

@@ -85,6 +85,11 @@ export interface ReplayOptions {
   bulkSize?: number
   /** The main side's journal of queued changes: told what is about to go, and what is done (outbox/journal.ts). */
   journal?: OutboxJournal
+  /**
+   * Asked before each step: true ends the pass there, the outbox lock let go (a restore from the journal is waiting:
+   * a change kept there goes before those made after it, data-layer.ts). The records stay queued for the next pass.
+   */
+  yieldTo?: () => boolean
 }
 
 export interface ReplayResult {
@@ -131,6 +136,7 @@ class Replayer {
   private readonly bulkSize: number
   private readonly ctx: RequestContext
   private readonly journal?: OutboxJournal
+  private readonly yieldTo?: () => boolean
   /** Inside a write: the journal entries of records journaled again in it, confirmed once it committed. */
   private replaced?: number[]
   private readonly result: ReplayResult = { confirmed: 0, failed: 0, conflicts: 0, remaining: 0 }
@@ -151,6 +157,7 @@ class Replayer {
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff }
     this.bulkSize = Math.max(1, Math.min(100, options.bulkSize ?? 100))
     this.journal = options.journal
+    this.yieldTo = options.yieldTo
     this.ctx = { db: this.db, transport: this.transport, me: () => (this.me ??= this.whoAmI()) }
   }
 
@@ -165,6 +172,7 @@ class Replayer {
         await reportProblems(this.db, unsound, this.clock())
       })
       for (;;) {
+        if (this.yieldTo?.()) break
         const work = await this.next()
         if (!work) break
         try {

@@ -309,6 +309,39 @@ describe('the outbox journal', () => {
     db.close()
   })
 
+  it('a change kept in the journal only, then the same field set again before the restore: the later one is what the service gets', async () => {
+    const db = kit.openDb()
+    const fault = quotaFault(db, { full: true, refused: 0, at: 'commit' })
+    const [a, b, c] = await db.objectives.toArray()
+    const act = actionsFor(db, offline(kit.transport), { journal })
+    await act.updateEpic(epics[0].id, { objective_ids: [a.id], name: 'Kept while storage was full' })
+    fault.full = false
+    // The screen still shows the objectives as they were; the user sets them again (the restore has not run yet).
+    await act.updateEpic(epics[0].id, { objective_ids: [b.id, c.id] })
+    expect(await restoreFromJournal(db, journal)).toMatchObject({ kept: 1 })
+    await replayAll(db)
+    expect(await outboxStatus(db)).toMatchObject({ pending: 0, conflicts: 0, failed: 0 })
+    // The later objectives, and the kept change's other field.
+    expect((await v3(kit.service).get(`/epics/${epics[0].id}`)).body).toMatchObject({ objective_ids: [b.id, c.id], name: 'Kept while storage was full' })
+    expect((await journal.read()).entries).toEqual([])
+    db.close()
+  })
+
+  it('a kept change whose every field was set again later is done with, nothing of it sent', async () => {
+    const db = kit.openDb()
+    const fault = quotaFault(db, { full: true, refused: 0, at: 'commit' })
+    const act = actionsFor(db, offline(kit.transport), { journal })
+    await act.updateEpic(epics[1].id, { name: 'Kept, then replaced' })
+    fault.full = false
+    await act.updateEpic(epics[1].id, { name: 'The last word' })
+    expect(await restoreFromJournal(db, journal)).toMatchObject({ restored: 0 })
+    expect((await outboxRecords(db)).map((r) => r.payload)).toEqual([{ name: 'The last word' }])
+    await replayAll(db)
+    expect((await v3(kit.service).get(`/epics/${epics[1].id}`)).body).toMatchObject({ name: 'The last word' })
+    expect((await journal.read()).entries).toEqual([])
+    db.close()
+  })
+
   it('a kept change, once queued, is done with when the user discards it: a later restore does not queue it again', async () => {
     const db = kit.openDb()
     const fault = quotaFault(db, { full: true, refused: 0, at: 'commit' })

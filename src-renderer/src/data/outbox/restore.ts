@@ -12,7 +12,9 @@
 // - a record no open entry holds (the journal was lost, or the record is older
 //   than the journal) is journaled again;
 // - an entry kept in the journal only (its write found storage full, and the
-//   user was told it is kept) is queued now, whatever the cache applied since;
+//   user was told it is kept) is queued now, whatever the cache applied since,
+//   but for the fields a change of the same entity made after it sets (the
+//   user's last word; queued after it, the kept one would undo it);
 //   the cache notes it as taken in, and once no record holds it (sent and
 //   confirmed, or discarded by the user) it is done with like any other;
 // - a void mark (journal.ts: a transaction made those entries pointless, and a
@@ -33,7 +35,7 @@ import type { EntityId, EntityKind } from '../types.ts'
 import { rememberServerId, resolveId } from './ids.ts'
 import { isVoidMark, JOURNAL_KEY, journalAgain, journaledTransaction, journalIdsOf, noteApplied, RESTORED_KEY, type JournalMark, type OutboxJournal, type Restored } from './journal.ts'
 import { isLocalId, localIdsIn, replaceId } from './kinds.ts'
-import { enqueue, forgetLocalEntity, type NewRecord } from './queue.ts'
+import { enqueue, forgetLocalEntity, recordsOf, type NewRecord } from './queue.ts'
 
 export interface RestoreOptions {
   clock?: () => number
@@ -169,6 +171,20 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       // the create's answer that would have dated it is gone with the cache. Compared with that base, the service's
       // own values would pass for someone else's change: mine go.
       if (rec.op === 'update' && rec.baseUpdatedAt === undefined && isLocalId(e.record.entityId) && map[e.record.entityId]) rec = { ...rec, base: {} }
+      // A change kept in the journal only (storage was full) did not show, and the user may have set the same field
+      // again since, over what the screen showed: that later change is the user's last word. Queued after it, the
+      // kept one would undo it (or meet it as someone else's change); its fields the later one sets are dropped.
+      if (e.kept && rec.op === 'update') {
+        const later = await laterFields(db, rec, e.id)
+        if (later.size > 0) {
+          const payload = Object.fromEntries(Object.entries(rec.payload).filter(([f]) => !later.has(f)))
+          if (Object.keys(payload).length === 0) {
+            cancelled.push(e.id)
+            continue
+          }
+          rec = { ...rec, payload, base: Object.fromEntries(Object.entries(rec.base ?? {}).filter(([f]) => !later.has(f))) }
+        }
+      }
       try {
         const { seq, removed } = await enqueue(db, rec, e.at, [e.id])
         if (seq === undefined) cancelled.push(e.id)
@@ -194,6 +210,21 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
     await inFlight(Number.POSITIVE_INFINITY)
     return cancelled
   }
+}
+
+/**
+ * The fields that changes of the same entity made after the journal entry `after` set, as queued now. A record
+ * journaled again in the place of an older one alone (a fix, a resolved conflict) was made before.
+ */
+async function laterFields(db: OutpostDb, rec: NewRecord, after: number): Promise<Set<string>> {
+  const fields = new Set<string>()
+  for (const r of await recordsOf(db, rec.kind, rec.entityId)) {
+    const ids = journalIdsOf([r])
+    const renumbered = ids.length === 1 && r.journalOrder !== undefined && r.journalOrder < after
+    if (r.op !== 'update' || renumbered || !ids.some((id) => id > after)) continue
+    for (const field of Object.keys(r.payload)) fields.add(field)
+  }
+  return fields
 }
 
 /**
