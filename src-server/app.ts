@@ -125,7 +125,7 @@ export function buildApp(options: AppOptions): ApiApp {
     })
   }
 
-  app.setErrorHandler((error: FastifyError | ApiError, _req, reply) => sendError(reply, toApiError(error)))
+  app.setErrorHandler((error: FastifyError | ApiError, req, reply) => sendError(reply, droppedMidAnswer(error, req.raw.socket) ? CLIENT_GONE : toApiError(error)))
   app.setNotFoundHandler((req, reply) => sendError(reply, ApiError.notFound(`No such operation: ${req.method} ${redact(req.url.split('?')[0])}.`)))
 
   // Registered before the resource plugins so that their routes get its onSend hook; that hook is the
@@ -211,6 +211,18 @@ function reason(e: ErrorObject): string {
   if (e.keyword === 'maxLength') return `must be at most ${(e.params as { limit: number }).limit} characters`
   return e.message ?? 'is invalid'
 }
+
+/**
+ * The connection went while its answer was on its way (the client dropped it, or the fault injection did
+ * after a write): a stream of the answer, such as its compression, then ends early. Nothing failed in the
+ * service and nobody is left to answer, so it is not logged as an unexpected error.
+ */
+export function droppedMidAnswer(error: unknown, socket: { destroyed: boolean } | null | undefined): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ERR_STREAM_PREMATURE_CLOSE' && socket?.destroyed === true
+}
+
+/** What a dropped connection's request ends as (in the service's own log line; no client hears it). */
+const CLIENT_GONE = new ApiError(499, 'client_closed_request', 'The client closed the connection before its answer was sent.')
 
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error
