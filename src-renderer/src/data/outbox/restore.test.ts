@@ -15,7 +15,7 @@ import { mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { resolveId } from './ids.ts'
 import { startDataLayer } from '../data-layer.ts'
-import { JOURNAL_KEY, RESTORED_KEY, type OutboxJournal } from './journal.ts'
+import { JOURNAL_KEY, journalAgain, RESTORED_KEY, type OutboxJournal } from './journal.ts'
 import { outboxRecords, outboxStatus, resolveConflict } from './records.ts'
 import { restoreFromJournal } from './restore.ts'
 import type { LockFn } from '../lock.ts'
@@ -323,6 +323,30 @@ describe('the outbox journal', () => {
     expect(await outboxStatus(db)).toMatchObject({ pending: 0, conflicts: 0, failed: 0 })
     // The later objectives, and the kept change's other field.
     expect((await v3(kit.service).get(`/epics/${epics[0].id}`)).body).toMatchObject({ objective_ids: [b.id, c.id], name: 'Kept while storage was full' })
+    expect((await journal.read()).entries).toEqual([])
+    db.close()
+  })
+
+  it('a kept change goes over the same field of a change made before it, journaled again since (a fix, a resolved conflict)', async () => {
+    const db = kit.openDb()
+    const fault = quotaFault(db, { full: false, refused: 0, at: 'commit' })
+    const act = actionsFor(db, offline(kit.transport), { journal })
+    await act.updateEpic(epics[2].id, { name: 'Made first' })
+    fault.full = true
+    await act.updateEpic(epics[2].id, { name: 'Kept, made after it' })
+    fault.full = false
+    // The first change is journaled again after the kept one (its entry renumbered, its place kept).
+    const [first] = await outboxRecords(db)
+    const replaced = await db.transaction('rw', db.tables, async () => {
+      const r = (await db.outbox.get(first.seq!))!
+      const ids = await journalAgain(db, journal, r)
+      await db.outbox.put(r)
+      return ids
+    })
+    await journal.confirm(replaced)
+    expect(await restoreFromJournal(db, journal)).toMatchObject({ kept: 1 })
+    await replayAll(db)
+    expect((await v3(kit.service).get(`/epics/${epics[2].id}`)).body).toMatchObject({ name: 'Kept, made after it' })
     expect((await journal.read()).entries).toEqual([])
     db.close()
   })

@@ -136,6 +136,8 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
     unsettled: ReadonlySet<string>,
   ): Promise<number[]> {
     const cancelled: number[] = []
+    // The records queued before this restore (those it queues follow the journal's order among themselves).
+    const before = new Set((await db.outbox.toCollection().primaryKeys()) as number[])
     /** The record each restored entry went into, until its sent mark is applied. */
     const recordOf = new Map<number, number>()
     // Creates journaled again (a fixed one) come after what names them.
@@ -175,7 +177,7 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       // again since, over what the screen showed: that later change is the user's last word. Queued after it, the
       // kept one would undo it (or meet it as someone else's change); its fields the later one sets are dropped.
       if (e.kept && rec.op === 'update') {
-        const later = await laterFields(db, rec, e.id)
+        const later = await laterFields(db, rec, e, before)
         if (later.size > 0) {
           const payload = Object.fromEntries(Object.entries(rec.payload).filter(([f]) => !later.has(f)))
           if (Object.keys(payload).length === 0) {
@@ -213,15 +215,16 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
 }
 
 /**
- * The fields that changes of the same entity made after the journal entry `after` set, as queued now. A record
- * journaled again in the place of an older one alone (a fix, a resolved conflict) was made before.
+ * The fields that changes of the same entity made after the journal entry `kept` set, as queued before this restore:
+ * records begun after it was made (a record begun before it takes what it merges in later too; the kept change goes
+ * over those).
  */
-async function laterFields(db: OutpostDb, rec: NewRecord, after: number): Promise<Set<string>> {
+async function laterFields(db: OutpostDb, rec: NewRecord, kept: JournalEntry, queued: ReadonlySet<number>): Promise<Set<string>> {
   const fields = new Set<string>()
   for (const r of await recordsOf(db, rec.kind, rec.entityId)) {
-    const ids = journalIdsOf([r])
-    const renumbered = ids.length === 1 && r.journalOrder !== undefined && r.journalOrder < after
-    if (r.op !== 'update' || renumbered || !ids.some((id) => id > after)) continue
+    if (!queued.has(r.seq!)) continue
+    const after = r.createdAt > kept.at || (r.createdAt === kept.at && Math.min(...journalIdsOf([r])) > kept.id)
+    if (r.op !== 'update' || !after) continue
     for (const field of Object.keys(r.payload)) fields.add(field)
   }
   return fields
