@@ -14,6 +14,7 @@ import type { OpenWorkspace } from './workspace.svelte.ts'
 import { messageOf } from '../lib/errors.ts'
 import { reportProblem } from './problem-report.ts'
 import { updates } from './updates.svelte.ts'
+import { metered } from './metered.svelte.ts'
 
 export interface Command {
   id: string
@@ -63,6 +64,19 @@ export const COMMANDS: Command[] = [
         () => notices.show('Up to date', 'success'),
         () => undefined,
       )
+    },
+  },
+  {
+    id: 'metered',
+    get title() {
+      return metered.on ? 'Turn metered mode off' : 'Turn metered mode on'
+    },
+    group: 'Sync',
+    icon: 'wifi',
+    keywords: 'metered data hotspot mobile cellular roaming bandwidth slow link save',
+    run: () => {
+      metered.toggle()
+      notices.show(metered.on ? 'Metered mode: Outpost sends your changes and fetches what you open, nothing else' : 'Metered mode off: Outpost syncs as usual')
     },
   },
   { id: 'toggle-pending', title: 'Show or hide pending changes', group: 'Sync', icon: 'inbox', shortcut: 'g p', keywords: 'outbox queue failed conflicts offline', available: signedIn, run: () => ui.togglePending() },

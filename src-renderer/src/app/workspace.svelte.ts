@@ -28,6 +28,7 @@ import { workspaceFiles, type OpenedFiles } from './file-opener.ts'
 import { notices } from '../lib/notices.svelte.ts'
 import { withUploadProgress } from '../features/files/uploads.svelte.ts'
 import { replayFor } from './replay.ts'
+import { metered } from './metered.svelte.ts'
 
 /** Whether this token may write, as last learned (kept in `meta`, so it is known offline too). */
 export interface Access {
@@ -111,6 +112,8 @@ export class OpenWorkspace implements Workspace {
       journal,
       onRestoreError: (error) => console.error('Outpost: the outbox journal could not be read', error),
       online: () => this.online !== false,
+      // Only what the user does goes while they say the link is metered.
+      metered: () => metered.on,
     })
     this.search = createDeferredSearch(this.db, { onError: (error) => console.error('Outpost search:', error) })
     this.sync = {
@@ -150,6 +153,8 @@ export class OpenWorkspace implements Workspace {
       }),
     )
     this.stops.push(this.bridge.on('outpost:connectivity', (state) => this.connectivity(state)))
+    // Metered mode turned off: what it held back (what changed, the sweeps due, files ahead of use) goes now.
+    this.stops.push(metered.onOff(() => void this.engine.sync().catch(() => undefined)))
     void this.bridge
       .call('outpost:connectivity.get')
       .then((state) => this.connectivity(state))

@@ -177,6 +177,40 @@ describe('the data layer', () => {
     await engine.stop()
   })
 
+  it('on a metered link, syncs only when the user asks, and then only what changed; the schedule goes again once it is off', async () => {
+    const db = world.openDb('metered')
+    const bridge = mainSide()
+    const transport = countingTransport(world.transport)
+    let metered = true
+    let clock = 1_000_000
+    const engine = startDataLayer({ db, transport, bridgeEvents: bridge, clock: () => clock, metered: () => metered })
+    // The workspace just added: its first download goes (the user asked for it by adding it).
+    await engine.sync()
+    expect(await isBootstrapped(db)).toBe(true)
+    transport.counted.reset()
+    // An hour on, everything would be due: the schedule's asks are not followed.
+    clock += 3_600_000
+    for (const reason of ['timer', 'focus', 'reconnect', 'resume'] as const) bridge.emit('outpost:sync-now', { reason })
+    await new Promise((r) => setTimeout(r, 100))
+    expect(transport.counted.total()).toBe(0)
+    // Sync now: what changed (the two walks' one page each), no whole lists, sweeps or files ahead of use.
+    const asked = await engine.sync({ force: true })
+    expect([...transport.counted.calls.keys()].sort()).toEqual(['documents.list', 'epics.list'])
+    expect(transport.counted.downloads).toBe(0)
+    expect(asked?.prefetched).toBe(0)
+    // Off again: the schedule is followed, and what was held back goes.
+    metered = false
+    transport.counted.reset()
+    const status = watch(db)
+    bridge.emit('outpost:sync-now', { reason: 'timer' })
+    await status.until(() => transport.counted.total() > 0 && status.seen.at(-1)?.state === 'idle')
+    await engine.sync()
+    expect(transport.counted.calls.get('epics.v3List')).toBe(1)
+    expect(transport.counted.calls.get('members.list')).toBe(1)
+    status.stop()
+    await engine.stop()
+  })
+
   it('shows an error when a run fails, and clears it with the next good run', async () => {
     const db = world.openDb('errors')
     const engine = startDataLayer({ db, transport: world.transport, sync: { fileBudgetBytes: 0 } })
