@@ -66,6 +66,8 @@ export interface Life {
   readonly died: Promise<KillReason>
   /** Kills it now (idempotent), or once the user's action under way is done. */
   kill(reason: KillReason): void
+  /** It is not killed after its count of requests (the run's calm end). */
+  spare(): void
   /**
    * Runs a user's action: a kill meanwhile waits for it. A crash mid-save leaves the change made or not (the
    * journal may hold it), which the soak's model cannot judge; kills still land in the middle of replays and syncs.
@@ -81,7 +83,8 @@ const offline = () => new TransportError({ kind: 'network', message: 'The servic
 let lives = 0
 
 /** Starts a life; it kills itself once it has sent `killAfterCalls` requests. */
-export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFINITY): Life {
+export function startLife(shared: Shared, killAt = Number.POSITIVE_INFINITY): Life {
+  let killAfterCalls = killAt
   const id = ++lives
   const { service, pace, net } = shared
   const gateway = new Gateway({
@@ -221,6 +224,9 @@ export function startLife(shared: Shared, killAfterCalls = Number.POSITIVE_INFIN
     },
     died: diedP,
     kill,
+    spare() {
+      killAfterCalls = Number.POSITIVE_INFINITY
+    },
     async act(run) {
       acting++
       try {

@@ -984,6 +984,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (shared.quota.full && step >= quotaUntil) shared.quota.full = false
     if (!calm && done >= calmFrom) {
       calm = true
+      life.spare()
       faults = NO_FAULTS
       service.setFaults(NO_FAULTS)
       clearTimeout(burst)
