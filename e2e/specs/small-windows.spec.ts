@@ -6,41 +6,9 @@
 // upload's buttons can be reached. On a touch screen, buttons grow to finger
 // size and comment actions show without hover. Screenshots in light and dark
 // land in test-results/e2e/screens/small-<size>-<screen>-{light,dark}.png.
-import type { Locator, Page } from '@playwright/test'
+import type { Page } from '@playwright/test'
+import { expectReachable, sidewaysOverflow } from '../fixtures/a11y.ts'
 import { dropFiles, expect, goTo, openPendingPanel, pendingButton, pendingPanel, screens, signIn, test, v4All, waitForBootstrap } from '../fixtures/outpost.ts'
-
-/** What runs off the side: the page itself, or a pane that scrolls sideways (code blocks may, on purpose). */
-async function sidewaysOverflow(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const found: string[] = []
-    const root = document.documentElement
-    if (root.scrollWidth > root.clientWidth) found.push(`the page: ${root.scrollWidth} > ${root.clientWidth}`)
-    for (const el of Array.from(document.querySelectorAll<HTMLElement>('body *'))) {
-      if (el.closest('pre')) continue
-      const x = getComputedStyle(el).overflowX
-      if ((x === 'auto' || x === 'scroll') && el.scrollWidth > el.clientWidth + 1) found.push(`${el.tagName.toLowerCase()}.${el.className}: ${el.scrollWidth} > ${el.clientWidth}`)
-    }
-    return found
-  })
-}
-
-/** On screen, inside the window, and what a click at its middle hits (not covered by anything). */
-async function expectReachable(locator: Locator): Promise<void> {
-  await expect(locator).toBeVisible()
-  await locator.scrollIntoViewIfNeeded()
-  const viewport = locator.page().viewportSize()
-  const box = await locator.boundingBox()
-  if (!box || !viewport) throw new Error(`${String(locator)} has no box`)
-  expect(box.x, `${String(locator)} starts inside the window`).toBeGreaterThanOrEqual(0)
-  expect(box.x + box.width, `${String(locator)} ends inside the window`).toBeLessThanOrEqual(viewport.width + 0.5)
-  expect(box.y + box.height, `${String(locator)} is above the window's foot`).toBeLessThanOrEqual(viewport.height + 0.5)
-  const hit = await locator.evaluate((el) => {
-    const r = el.getBoundingClientRect()
-    const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)
-    return !!top && (top === el || el.contains(top))
-  })
-  expect(hit, `${String(locator)} is not covered`).toBe(true)
-}
 
 async function expectFits(page: Page, what: string): Promise<void> {
   expect(await sidewaysOverflow(page), `${what}: nothing runs off the side`).toEqual([])
