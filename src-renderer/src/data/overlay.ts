@@ -194,11 +194,14 @@ export function recentEpics(db: OutpostDb, count: number): Promise<CachedEpic[]>
   )
 }
 
-/** The comments of an epic, replies included (each knows its parent_id), oldest first. */
+/**
+ * The comments of an epic, replies included (each knows its parent_id), oldest first; a reply made in the same
+ * millisecond as its comment (both queued here, stamped with the time they were made) after it.
+ */
 export function mergedComments(db: OutpostDb, epicId: EntityId): Promise<CachedComment[]> {
   return withResolvedId(db, 'epic', epicId, (id) =>
     merged<CachedComment>(db, 'comment', { where: { index: 'epic_id', value: id as IndexableType } }).then((list) =>
-      list.sort((a, b) => a.created_at.localeCompare(b.created_at)),
+      list.sort((a, b) => a.created_at.localeCompare(b.created_at) || Number(a.parent_id === b.id) - Number(b.parent_id === a.id)),
     ),
   )
 }

@@ -34,6 +34,16 @@ describe('dependencies on local ids', () => {
     expect(threads.some((t) => t.text === 'Deleted once answered')).toBe(false)
   })
 
+  it('a reply made in the same millisecond as its comment shows after it, whatever their ids', async () => {
+    const { db } = kit
+    // One instant for both, and ids that sort the reply first.
+    const ids = ['ffffffff-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002']
+    const act = actionsFor(db, offline(kit.transport), { clock: () => Date.UTC(2026, 10, 28, 9), uuid: () => ids.shift()! })
+    const comment = await act.createComment(epics[1].id, 'Said first')
+    await act.replyToComment(comment, 'The answer')
+    expect((await mergedComments(db, epics[1].id)).filter((c) => c.text === 'Said first' || c.text === 'The answer').map((c) => c.text)).toEqual(['Said first', 'The answer'])
+  })
+
   it('comments, replies, health, links and references to entities created offline go once those exist', async () => {
     const { db, service } = kit
     const act = actionsFor(db, offline(kit.transport))
