@@ -30,10 +30,11 @@ import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 export type WriteMode = 'bootstrap' | 'incremental'
 
 /**
- * Whether whole lists are written, converted and read in slices. Only a window
- * needs it: its main thread also runs the screens, and a task over 50 ms is
- * one a person feels. A sync worker (sync-worker/), and Node, have a thread of
- * their own, where slices would only add round trips to IndexedDB.
+ * Whether whole lists are converted and read in slices. Only a window needs
+ * it: its main thread also runs the screens, and a task over 50 ms is one a
+ * person feels. A sync worker (sync-worker/), and Node, have a thread of
+ * their own, where slices would only add round trips to IndexedDB. Writes are
+ * sliced in a worker too, in longer slices (below).
  */
 const SLICED = typeof document !== 'undefined'
 
@@ -56,29 +57,31 @@ const SLICE = 500
  * sized from the last one's cost to take about this long.
  */
 const PUT_SLICE_MS = 6
+/**
+ * A worker's write slices: its thread also takes the answers the walk's chains of pages wait for, and
+ * the v3 list of every epic in one call (10,000 rows, a third of a second or more) held them all back.
+ */
+const WORKER_PUT_SLICE_MS = 25
 const FIRST_PUT_SLICE = 100
 const PUT_SLICE_LIMITS = { min: 10, max: 2_000 }
 
 /** The size of the next write slice, given that the last one of `rows` took `ms` to place. */
-export function nextPutSlice(rows: number, ms: number): number {
-  const fitting = Math.round((rows * PUT_SLICE_MS) / Math.max(ms, 0.1))
+export function nextPutSlice(rows: number, ms: number, sliceMs = PUT_SLICE_MS): number {
+  const fitting = Math.round((rows * sliceMs) / Math.max(ms, 0.1))
   // Halfway there, so one slice slowed by a garbage collection does not shrink the next to nothing.
   const size = Math.round((rows + fitting) / 2)
   return Math.min(PUT_SLICE_LIMITS.max, Math.max(PUT_SLICE_LIMITS.min, size))
 }
 
-/** `rows` stored inside the caller's transaction; in a window, in slices sized by time (see PUT_SLICE_MS). */
+/** `rows` stored inside the caller's transaction, in slices sized by time (PUT_SLICE_MS in a window, WORKER_PUT_SLICE_MS elsewhere). */
 async function putInSlices<T, Key, Insert>(table: Table<T, Key, Insert>, rows: readonly Insert[]): Promise<void> {
-  if (!SLICED) {
-    if (rows.length > 0) await table.bulkPut(rows as Insert[])
-    return
-  }
+  const sliceMs = SLICED ? PUT_SLICE_MS : WORKER_PUT_SLICE_MS
   let size = FIRST_PUT_SLICE
   for (let i = 0; i < rows.length; ) {
     const slice = rows.slice(i, i + size)
     const start = performance.now()
     const placed = table.bulkPut(slice)
-    size = nextPutSlice(slice.length, performance.now() - start)
+    size = nextPutSlice(slice.length, performance.now() - start, sliceMs)
     i += slice.length
     await placed
   }
