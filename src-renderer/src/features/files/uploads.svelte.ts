@@ -81,6 +81,12 @@ export const previews = new SvelteMap<string, string>()
 /** Sizes of files dropped in this session, by the local id of their upload (a staged copy may not say its size). */
 export const droppedSizes = new SvelteMap<string, number>()
 
+/**
+ * Names of files dropped in this session, by the local id of their upload: the upload tray takes from here an upload
+ * the outbox held too briefly for its reads to see.
+ */
+export const droppedNames = new SvelteMap<string, string>()
+
 export class Drops {
   items = $state<DroppedFile[]>([])
 
@@ -112,6 +118,7 @@ export class Drops {
         const id = await actions.uploadFile({ path, name: file.name })
         ids.push(id)
         droppedSizes.set(String(id), file.size)
+        droppedNames.set(String(id), file.name)
         if (made[i].preview) previews.set(String(id), made[i].preview)
         // Queued: from now on the file list shows it (from the overlay), with its record's state.
         this.items = this.items.filter((d) => d.key !== key)
