@@ -11,6 +11,7 @@ import { startDataLayer, syncStatus, type BridgeEvents, type SyncStatus } from '
 import type { OutpostDb } from './db.ts'
 import { isBootstrapped, readCheckpoints } from './sync/index.ts'
 import { bootstrapFloor, countingTransport, startWorld, type World } from '../../../testing/sync-kit.ts'
+import { v4 } from '../../../testing/service.ts'
 
 let world: World
 beforeAll(async () => {
@@ -164,6 +165,40 @@ describe('the data layer', () => {
     expect(later[0]?.bootstrap).toBe(false)
     expect(later[1]).toBe(later[2])
     expect(later[1]).not.toBe(later[0])
+    await engine.stop()
+  })
+
+  it('runs an ask made once a bootstrap has stored its lists (Synced, files still coming) as one more run', async () => {
+    const db = world.openDb('asked-after-listed')
+    // The files downloaded ahead of use wait until the test lets them go.
+    let releaseFiles!: () => void
+    const filesHeld = new Promise<void>((resolve) => (releaseFiles = resolve))
+    let downloading!: () => void
+    const downloadStarted = new Promise<void>((resolve) => (downloading = resolve))
+    const transport = {
+      ...world.transport,
+      download: async (...args: Parameters<typeof world.transport.download>) => {
+        downloading()
+        await filesHeld
+        return world.transport.download(...args)
+      },
+    }
+    const engine = startDataLayer({ db, transport })
+    const status = watch(db)
+    const first = engine.sync()
+    await downloadStarted
+    // The status bar says Synced: the user (or the window's focus) takes the workspace as up to date from here.
+    expect((await status.until((s) => s.bootstrapped && s.state === 'idle')).bootstrapped).toBe(true)
+    const [epicId] = world.service.ctx.col<{ id: number }>('epic').ids().map(Number)
+    await v4(world.service).patch('/epics/bulk', { epics: [{ id: epicId, name: 'Renamed while files came' }] })
+    const asked = engine.sync()
+    releaseFiles()
+    expect((await first)?.bootstrap).toBe(true)
+    const after = await asked
+    expect(after).not.toBe(await first)
+    expect(after?.bootstrap).toBe(false)
+    expect(await db.epics.get(epicId)).toMatchObject({ name: 'Renamed while files came' })
+    status.stop()
     await engine.stop()
   })
 

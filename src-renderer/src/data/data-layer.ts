@@ -381,7 +381,10 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
       signal: controller.signal,
       started: () => setStatus({ state: 'syncing', progress: null, error: null }),
       // The lists are stored: the workspace is synced, whatever files are still downloaded ahead of use.
-      listed: async () => setStatus({ state: 'idle', phase: null, progress: null, lastSyncedAt: clock(), bootstrapped: await isBootstrapped(db), error: null }),
+      listed: async () => {
+        listedInRun = true
+        await setStatus({ state: 'idle', phase: null, progress: null, lastSyncedAt: clock(), bootstrapped: await isBootstrapped(db), error: null })
+      },
     })
 
   const runOnce = async (force: boolean): Promise<SyncReport | null> => {
@@ -429,26 +432,34 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
   let current: Promise<SyncReport | null> | null = null
   let next: Promise<SyncReport | null> | null = null
   let nextForce = false
+  /** Whether the run under way has stored its lists (said Synced) and now downloads files ahead of use. */
+  let listedInRun = false
+  let nextAfterListed = false
   const sync = (opts: { force?: boolean } = {}): Promise<SyncReport | null> => {
     if (!current) {
+      listedInRun = false
       current = runOnce(opts.force === true).finally(() => {
         current = null
       })
       return current
     }
     nextForce ||= opts.force === true
+    // Asked once the run said Synced: what changed since is not in its lists (the window's focus, a reconnect).
+    nextAfterListed ||= listedInRun
     if (!next) {
       const running = current
       next = running
         .catch(() => null)
         .then((report) => {
           const force = nextForce
+          const afterListed = nextAfterListed
           next = null
           nextForce = false
+          nextAfterListed = false
           // A completed bootstrap fetched everything: what was asked meanwhile (the workspace opened, the account
           // added, the service reachable) is answered by it, not by another run straight after. A forced ask
-          // (the user's Sync now) still runs.
-          if (report?.bootstrap && report.failures.length === 0 && !force) return report
+          // (the user's Sync now) still runs, as does one made after the bootstrap stored its lists.
+          if (report?.bootstrap && report.failures.length === 0 && !force && !afterListed) return report
           return sync({ force })
         })
     }
