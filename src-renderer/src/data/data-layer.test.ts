@@ -189,7 +189,7 @@ describe('the data layer', () => {
     await downloadStarted
     // The status bar says Synced: the user (or the window's focus) takes the workspace as up to date from here.
     expect((await status.until((s) => s.bootstrapped && s.state === 'idle')).bootstrapped).toBe(true)
-    const [epicId] = world.service.ctx.col<{ id: number }>('epic').ids().map(Number)
+    const [epicId] = world.service.ctx.col<any>('epic').ids().map(Number)
     await v4(world.service).patch('/epics/bulk', { epics: [{ id: epicId, name: 'Renamed while files came' }] })
     const asked = engine.sync()
     releaseFiles()
