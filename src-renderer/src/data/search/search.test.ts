@@ -359,6 +359,32 @@ describe('incremental updates', () => {
     expect(ids(search, 'quarterly')).toEqual([])
   })
 
+  it('renamed by the hundreds, again and again as the old words are swept: finds the new names, and never fails', async () => {
+    const db = openDb()
+    const named = (round: number) => Array.from({ length: 600 }, (_, i) => epic(i + 1, `${round === 0 ? 'first' : round === 30 ? 'last' : `r${round}q${i}z`} item${i}x${round}`))
+    await db.epics.bulkPut(named(0))
+    const search = start(db)
+    await search.ready
+    const failures: unknown[] = []
+    const failed = (error: unknown) => failures.push(error)
+    process.on('unhandledRejection', failed)
+    try {
+      for (let round = 1; round <= 30; round++) {
+        await db.epics.bulkPut(named(round))
+        // The next names come while the index sweeps out the last ones' words.
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      await search.settled()
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    } finally {
+      process.off('unhandledRejection', failed)
+    }
+    expect(failures).toEqual([])
+    expect(ids(search, 'last', { limit: 1000 })).toHaveLength(600)
+    expect(ids(search, 'first', { limit: 1000 })).toEqual([])
+    expect(ids(search, 'item417x30')[0]).toBe('epic:418')
+  })
+
   it('finds what a change brought between two keystrokes', async () => {
     const { db, search } = await seeded()
     expect(ids(search, 'tokens')).not.toContain('epic:6')

@@ -191,9 +191,18 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       return normal && (field !== 'body' || isBodyTerm(normal)) ? normal : null
     },
     searchOptions: { boost: { title: TITLE_BOOST } },
-    // Vacuum (dropping replaced documents' old terms) in small batches, like everything else here.
-    autoVacuum: { batchSize: 200, batchWait: 10, minDirtCount: 100, minDirtFactor: 0.1 },
+    // Vacuumed here, not by itself: MiniSearch's own vacuum walks the index across its pauses, and a document
+    // added or discarded during one breaks the walk (an uncaught TypeError in `dive`). See vacuumIfDirty.
+    autoVacuum: false,
   })
+  /**
+   * Drops replaced documents' old terms, in small batches like everything else here, once enough of the
+   * index is dirt. Called at the end of a build or a pass, which awaits it: nothing adds or discards
+   * meanwhile (only those two run `apply`, one at a time); queries read the index as it is vacuumed.
+   */
+  const vacuumIfDirty = async (): Promise<void> => {
+    if (!disposed && index.dirtCount >= 100 && index.dirtFactor >= 0.1) await index.vacuum({ batchSize: 200, batchWait: 10 })
+  }
   /** What is indexed, by key: the source of titles and snippets. */
   const documents = new Map<string, SearchDocument>()
   /** updated_at of every server row read (searchable or not), by key: what a rescan compares. */
@@ -348,6 +357,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       if (slicer.spent) await slicer.pause()
     }
     slicer.end()
+    await vacuumIfDirty()
   }
 
   /** Keys of rows of `kind` whose updated_at differs from what was indexed, or that appeared or went. */
@@ -434,6 +444,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       pending = emptyChangeSet()
       await applyChanges(changes)
       bump()
+      await vacuumIfDirty()
     } finally {
       slicer.end()
     }
