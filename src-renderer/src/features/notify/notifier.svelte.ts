@@ -5,15 +5,13 @@
 //
 // Never for the user's own changes: an epic the user queued, sent or dropped
 // a change of in the last two minutes, from any window of the workspace, is
-// not told (own-writes.ts). Otherwise a change is told when the service's copy
-// moved (its updated_at in the cache) and what the user sees moved with it,
-// both read in one transaction.
+// not told (own-writes.ts). Otherwise a change is told when an epic of the
+// epic list moved (its updated_at) and what the user sees of it moved with it.
 // Never during a bootstrap: the first complete read after it is the baseline.
 import { untrack } from 'svelte'
 import { itemLink } from '../../../../src-shared/links.ts'
 import type { OutpostDb } from '../../data/db.ts'
 import type { CachedComment, CachedEpic } from '../../data/types.ts'
-import { epicsAsSeen } from '../../data/overlay.ts'
 import { watchTables } from '../../data/watch.ts'
 import { readStored, readStoredJson, workspaceKey, writeStored } from '../../lib/stored.ts'
 import type { WorkspaceData } from '../live.svelte.ts'
@@ -58,7 +56,8 @@ export class Notifier {
   enabled = $state(true)
   readonly unread = $derived(this.recent.filter((n) => !n.read).length)
 
-  private snapshot: Record<string, { epic: CachedEpic; service: string | undefined }> | undefined
+  /** The user's epics (owned or followed) of the last whole list taken in, by id. */
+  private snapshot: Readonly<Record<string, CachedEpic>> | undefined
   private commentsSince: string | undefined
   /** The epics the user changed lately, from any window. */
   private readonly own: OwnWrites
@@ -132,21 +131,19 @@ export class Notifier {
     return epic.owner_ids.includes(this.options.me) || epic.follower_ids.includes(this.options.me)
   }
 
-  private async readEpics(epics: CachedEpic[] | undefined, complete: boolean, bootstrapped: boolean): Promise<void> {
+  /**
+   * Each whole list the window takes in, compared with the one before: the list is the baseline, so nothing
+   * read at another moment can pair a version with another (a read of the cache made late, after a sync had
+   * written a change, took the change as the baseline and never told it). An epic's `updated_at` moves when
+   * the service's copy does or the user's own pending change does (the own writes are told apart by `own`).
+   */
+  private readEpics(epics: CachedEpic[] | undefined, complete: boolean, bootstrapped: boolean): void {
     if (!bootstrapped) {
       this.snapshot = undefined
       return
     }
     if (!epics || !complete) return
-    const ids = epics.filter((e) => this.mine(e) && typeof e.id === 'number').map((e) => String(e.id))
-    // The service's copy and what the user sees of each, read together: read apart, a sync committing between
-    // the two reads would pair the new service time with the old view, and its change would never be told.
-    // Read by the hundreds (the user's own epics can be thousands), not each on its own at once.
-    const read = await epicsAsSeen(this.options.db, ids)
-    const next: Record<string, { epic: CachedEpic; service: string | undefined }> = {}
-    read.forEach(({ epic, service }, i) => {
-      if (epic) next[ids[i]] = { epic, service }
-    })
+    const next: Readonly<Record<string, CachedEpic>> = Object.fromEntries(epics.filter((e) => typeof e.id === 'number' && this.mine(e)).map((e) => [String(e.id), e]))
     const before = this.snapshot
     this.snapshot = next
     if (!before) return
@@ -157,11 +154,11 @@ export class Notifier {
     }
     for (const [id, now] of Object.entries(next)) {
       const was = before[id]
-      if (!was || was.service === now.service || now.service === undefined) continue
+      if (!was || was === now || was.updated_at === now.updated_at) continue
       if (this.own.changedWithin(id, OWN_MS)) continue
-      const changes = epicChanges(was.epic, now.epic, names)
+      const changes = epicChanges(was, now, names)
       if (changes.length === 0) continue
-      this.add({ title: `“${now.epic.name}” changed`, body: changes.join('\n'), link: itemLink(this.options.workspace, 'epic', now.epic.id) })
+      this.add({ title: `“${now.name}” changed`, body: changes.join('\n'), link: itemLink(this.options.workspace, 'epic', now.id) })
     }
   }
 
