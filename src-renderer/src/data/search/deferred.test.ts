@@ -1,7 +1,7 @@
 // The search a window opens (deferred.ts): the same answers as the search it
 // loads, nothing before it is in, a tick of its version store once it is.
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
-import { afterEach, expect, it } from 'vitest'
+import { afterEach, expect, it, vi } from 'vitest'
 import { OutpostDb } from '../db.ts'
 import { cachedEpic } from '../../../../testing/cached-rows.ts'
 import { createDeferredSearch } from './deferred.ts'
@@ -49,4 +49,22 @@ it('builds nothing when closed before its code is in', async () => {
   await search.ready
   expect(search.query('billing')).toEqual([])
   expect(search.stats().documents).toBe(0)
+})
+
+it('a build the cache fails (its database closed: the workspace removed) is told to onError, never left unhandled', async () => {
+  const errors: unknown[] = []
+  const unhandled: unknown[] = []
+  const onUnhandled = (error: unknown) => unhandled.push(error)
+  process.on('unhandledRejection', onUnhandled)
+  try {
+    search = createDeferredSearch(await filled(), { onError: (error) => errors.push(error) })
+    db.close()
+    // Nobody awaits `ready` here, as the window does not.
+    await vi.waitFor(() => expect(errors).toHaveLength(1))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  } finally {
+    process.off('unhandledRejection', onUnhandled)
+  }
+  expect(errors).toHaveLength(1)
+  expect(unhandled).toEqual([])
 })

@@ -28,8 +28,12 @@ export function createDeferredSearch(db: OutpostDb, options: SearchOptions = {})
   })
   loaded.catch((error: unknown) => (options.onError ?? console.error)(error))
 
+  // The search told onError of a failed build; a window that never awaits `ready` must not see it unhandled.
+  const ready = loaded.then((s) => s?.ready)
+  ready.catch(() => {})
+
   return {
-    ready: loaded.then((s) => s?.ready),
+    ready,
     query: (text, queryOptions) => search?.query(text, queryOptions) ?? [],
     version: {
       subscribe(run) {
