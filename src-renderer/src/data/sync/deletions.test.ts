@@ -138,6 +138,36 @@ describe('deletions', () => {
 })
 
 describe('refresh on open', () => {
+  it('keeps a comment made after the version it answers (the user\'s own, confirmed while the answer came), and drops one deleted before', async () => {
+    const [epicId] = world.service.ctx.col<any>('epic').ids().map(Number)
+    const gone = (await v3(world.service).post(`/epics/${epicId}/comments`, { text: 'Deleted on the service' })).body
+    await syncer.refreshEpic(epicId)
+    expect(await db.epicComments.get(gone.id)).toBeDefined()
+    await v3(world.service).delete(`/epics/${epicId}/comments/${gone.id}`)
+    // The GET is served; the user's comment lands on the service and in the cache before its answer is stored.
+    let made: { id: number } | undefined
+    const late = createSyncer({
+      db,
+      clock: () => localNow,
+      options: { fileBudgetBytes: 0 },
+      transport: {
+        ...transport,
+        call: async <T,>(operation: Parameters<typeof transport.call>[0], request?: Parameters<typeof transport.call>[1]) => {
+          const answer = await transport.call<T>(operation, request)
+          if (operation === 'epics.v3Get' && !made) {
+            await new Promise((resolve) => setTimeout(resolve, 5))
+            made = (await v3(world.service).post(`/epics/${epicId}/comments`, { text: 'Made while the answer came' })).body
+            await db.epicComments.put({ id: made!.id, epic_id: epicId, parent_id: null, author_id: null, text: 'Made while the answer came', deleted: false, external_id: null, created_at: (made as any).created_at, updated_at: (made as any).updated_at })
+          }
+          return answer
+        },
+      },
+    })
+    await late.refreshEpic(epicId)
+    expect(await db.epicComments.get(made!.id)).toMatchObject({ text: 'Made while the answer came' })
+    expect(await db.epicComments.get(gone.id)).toBeUndefined()
+  })
+
   it('loads an epic with full comments (authors, replies), health text, doc links and stories in 4 requests', async () => {
     const withReplies = world.service.ctx
       .col<any>('epic_comment')

@@ -61,8 +61,15 @@ export async function refreshEpic({ db, transport, clock = Date.now }: RefreshDe
     // A GET carries the epic's stats; an answer without them leaves the cached progress standing.
     if (!row.progress && cached?.progress) row.progress = cached.progress
     await db.epics.put(row)
-    await db.epicComments.where('epic_id').equals(id).delete()
     const comments = commentsFromV3(id, epic.comments ?? [])
+    // A comment the answer lacks was deleted on the service, unless it is newer than the version answered:
+    // made after the GET was served (the user's own, its create confirmed while the answer came), it stays.
+    const answered = new Set(comments.map((c) => c.id))
+    await db.epicComments
+      .where('epic_id')
+      .equals(id)
+      .filter((c) => !answered.has(c.id) && !(c.created_at > epic.updated_at))
+      .delete()
     if (comments.length > 0) await db.epicComments.bulkPut(comments)
     const healths = history.map(healthFromV3).filter((h): h is CachedHealth => h !== null)
     const current = epic.health ? healthFromV3(epic.health) : null
