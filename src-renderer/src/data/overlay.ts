@@ -154,33 +154,19 @@ function someRowsWithOverlays(db: OutpostDb, kind: EntityKind, keys: readonly En
   })
 }
 
-/** An epic as the user sees it (undefined: gone, deleted or never there), and the service's version of it. */
-export interface EpicAsSeen {
-  epic: CachedEpic | undefined
-  /** The cached service row's `updated_at`: what a sync changes, where the user's own changes do not. */
-  service: string | undefined
-}
-
-/**
- * Some epics as the user sees them, each read with its service row in one transaction (a sync committing
- * between the two would pair a new service time with an old view); in the order of `ids`.
- */
-export async function epicsAsSeen(db: OutpostDb, ids: readonly string[]): Promise<EpicAsSeen[]> {
-  const [rows, overlays] = await rowsWithOverlays(db, 'epic', ids.map((id) => tableKey('epic', id) as EntityId))
-  return ids.map((_, i) => {
-    const row = rows[i] as CachedEpic | undefined
-    const readable = row === undefined || rowProblem('epic', row) ? undefined : row
-    return { epic: applyOverlay(readable, overlays[i]), service: readable?.updated_at }
-  })
-}
-
 /**
  * Some epics as the user sees them, by id (as the list keeps them: `String(id)`); undefined for one
  * that is gone (deleted, or never there). What a whole read would show of them.
  */
 export async function mergedEpicsById(db: OutpostDb, ids: string[]): Promise<Map<string, CachedEpic | undefined>> {
-  const seen = await epicsAsSeen(db, ids)
-  return new Map(ids.map((id, i) => [id, seen[i].epic]))
+  // Each row read with its overlay row in one transaction (rowsWithOverlays), in the order of `ids`.
+  const [rows, overlays] = await rowsWithOverlays(db, 'epic', ids.map((id) => tableKey('epic', id) as EntityId))
+  return new Map(
+    ids.map((id, i) => {
+      const row = rows[i] as CachedEpic | undefined
+      return [id, applyOverlay(row === undefined || rowProblem('epic', row) ? undefined : row, overlays[i])]
+    }),
+  )
 }
 
 /**
