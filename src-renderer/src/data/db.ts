@@ -26,6 +26,7 @@ import type {
   EntityId,
   EntityKind,
   StoryProgress,
+  EpicNotice,
   MetaRow,
   OutboxRecord,
   OverlayRow,
@@ -53,6 +54,7 @@ export class OutpostDb extends Dexie {
   outbox!: EntityTable<OutboxRecord, 'seq'>
   checkpoints!: EntityTable<Checkpoint, 'kind'>
   meta!: EntityTable<MetaRow, 'key'>
+  epicNotices!: EntityTable<EpicNotice, 'seq'>
 
   constructor(name: string, options?: ConstructorParameters<typeof Dexie>[1]) {
     // Dexie's live-query cache hands each subscriber a deep copy of every answer
@@ -111,6 +113,12 @@ export class OutpostDb extends Dexie {
           if (progress) epic.progress = progress
         })
       })
+    // Version 5: the epics a sync found changed on the service, each as it was and as it is now, written
+    // with the rows: what notifications tell. A window that compared the lists it was handed could take
+    // a change for its starting point when its first list came after the change was stored.
+    this.version(5).stores({
+      epicNotices: '++seq',
+    })
   }
 }
 

@@ -334,6 +334,19 @@ export interface Checkpoint {
   [field: string]: unknown
 }
 
+/**
+ * An epic a sync found changed on the service, as the cache held it and as the sync wrote it (in the
+ * transaction that wrote it): what the notifications tell (features/notify). Only a sync after the
+ * bootstrap writes them; a window takes each once.
+ */
+export interface EpicNotice {
+  seq?: number
+  before: CachedEpic
+  after: CachedEpic
+  /** When the sync wrote it (ms). */
+  at: number
+}
+
 export interface MetaRow {
   key: string
   value: unknown

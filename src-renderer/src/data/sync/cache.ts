@@ -198,6 +198,9 @@ export type EpicPageItem = Pick<EpicV4Fields, 'id' | 'updated_at' | 'description
  * `merge`: the page's items carry only what the v3 list lacks (a bootstrap's pages, EpicPageItem) and complete
  * the rows that list stored. An item whose version is not the row's (the epic changed between the list and
  * its page) is left out: the walk's last page, asked for once every other page came, brings it whole.
+ *
+ * `notices`: each epic the cache held whole at another version is noted (EpicNotice) in the same
+ * transaction, for the notifications: a sync after the bootstrap.
  */
 export async function writeEpicPage(
   db: OutpostDb,
@@ -206,8 +209,9 @@ export async function writeEpicPage(
   checkpoint: KindCheckpoint,
   listed?: ReadonlyMap<number, ListedEpic>,
   merge = false,
+  notices = false,
 ): Promise<number> {
-  return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
+  return db.transaction('rw', [...epicTables(db), db.checkpoints, db.epicNotices], async () => {
     const cached = await db.epics.bulkGet(page.map((e) => e.id))
     const fresh = page.filter((e, i) => (merge ? cached[i]?.updated_at === e.updated_at : replaces(cached[i], e.updated_at, mode)))
     if (fresh.length > 0) {
@@ -247,6 +251,14 @@ export async function writeEpicPage(
         slimsOver(e.id, e.healths?.entities, healths.get(e.id), healthFromSlim, healthRows, goneHealth)
       }
       await putNamed(db.epics, epicRows)
+      if (notices) {
+        const at = Date.now()
+        const told = epicRows.flatMap((after) => {
+          const before = cachedById.get(after.id)
+          return before && !before.partial && before.updated_at !== after.updated_at ? [{ before, after, at }] : []
+        })
+        if (told.length > 0) await db.epicNotices.bulkAdd(told)
+      }
       if (goneComments.length > 0) await db.epicComments.bulkDelete(goneComments)
       if (goneHealth.length > 0) await db.epicHealth.bulkDelete(goneHealth)
       await putNamed(db.epicComments, commentRows)

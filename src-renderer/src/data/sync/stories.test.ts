@@ -135,8 +135,9 @@ describe('epic stories and progress', () => {
     expect((await upgraded.epics.get(1))?.name).toBe('Kept')
     expect(await upgraded.stories.count()).toBe(0)
     expect(await upgraded.storyLists.count()).toBe(0)
+    expect(await upgraded.epicNotices.count()).toBe(0)
     expect(upgraded.tables.map((t) => t.name)).not.toContain('epicProgress')
-    expect(upgraded.verno).toBe(4)
+    expect(upgraded.verno).toBe(5)
     // What reads use stays; an epic's owners, teams, labels, state, archived and external id are indexed no more.
     expect(upgraded.epics.schema.indexes.map((i) => i.name).sort()).toEqual(['objective_ids', 'updated_at'])
     expect((await upgraded.epics.orderBy('updated_at').first())?.name).toBe('Kept')
@@ -156,6 +157,6 @@ describe('epic stories and progress', () => {
     expect(await upgraded.epics.get(1)).toEqual({ id: 1, name: 'With progress', updated_at: '2025-01-01T00:00:00Z', objective_ids: [], progress })
     expect(await upgraded.epics.get(2)).toEqual({ id: 2, name: 'Without', updated_at: '2025-01-01T00:00:00Z', objective_ids: [] })
     expect(upgraded.tables.map((t) => t.name)).not.toContain('epicProgress')
-    expect(upgraded.verno).toBe(4)
+    expect(upgraded.verno).toBe(5)
   })
 })

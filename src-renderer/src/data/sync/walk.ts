@@ -53,7 +53,16 @@ interface WalkSource {
   fields: readonly string[]
   /** A bootstrap's pages complete rows stored before (the epics' v3 list). */
   merges: boolean
-  write: (db: OutpostDb, items: Item[], mode: WriteMode, checkpoint: KindCheckpoint, listed: ReadonlyMap<number, ListedEpic> | undefined, merge: boolean) => Promise<number>
+  /** `notices`: the items are changes after the bootstrap, noted for the notifications (epics). */
+  write: (
+    db: OutpostDb,
+    items: Item[],
+    mode: WriteMode,
+    checkpoint: KindCheckpoint,
+    listed: ReadonlyMap<number, ListedEpic> | undefined,
+    merge: boolean,
+    notices: boolean,
+  ) => Promise<number>
 }
 
 const SOURCES: Record<WalkKind, WalkSource> = {
@@ -62,7 +71,7 @@ const SOURCES: Record<WalkKind, WalkSource> = {
     bootstrapFields: EPIC_V4_PAGE_FIELDS,
     fields: EPIC_V4_FIELDS,
     merges: true,
-    write: (db, items, mode, cp, listed, merge) => writeEpicPage(db, items as never, mode, cp, listed, merge),
+    write: (db, items, mode, cp, listed, merge, notices) => writeEpicPage(db, items as never, mode, cp, listed, merge, notices),
   },
   docs: {
     operation: 'documents.list',
@@ -182,7 +191,8 @@ async function walkDown(ctx: SyncContext, kind: WalkKind, o: DownOptions): Promi
         if (finished) last = true
       }
       // What came is stored, even when the walk was stopped meanwhile: its requests need not be made again.
-      result.written += await source.write(ctx.db, items, o.mode, cp, o.listed, false)
+      // A bootstrap's last pages bring what changed while it ran: part of the first download, not news.
+      result.written += await source.write(ctx.db, items, o.mode, cp, o.listed, false, o.mode === 'incremental' && !o.ending)
       // The last pages of a bootstrap: the walk is done once they are, at the total of both ends.
       if (!o.ending) ctx.progress({ kind, phase: o.mode, done, total })
       else if (last) ctx.progress({ kind, phase: 'bootstrap', done: bothEnds, total: bothEnds })
@@ -404,7 +414,7 @@ async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptio
       }
       done += items.length
       cp = { ...cp, ends: structuredClone(stored), done, total: stored.total ?? done }
-      result.written += await source.write(ctx.db, items, 'bootstrap', cp, options.listed, source.merges && !batch.every((b) => b.whole))
+      result.written += await source.write(ctx.db, items, 'bootstrap', cp, options.listed, source.merges && !batch.every((b) => b.whole), false)
       ctx.progress({ kind, phase: 'bootstrap', done: Math.min(done, cp.total), total: cp.total })
     }
     // Both ends done: said so, so that a walk stopped now goes on with its last page.

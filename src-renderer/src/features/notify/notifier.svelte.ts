@@ -3,19 +3,20 @@
 // window's list of recent ones; together (what one sync brought, within a
 // moment) they make one notification of the OS, whose click opens the item.
 //
-// Never for the user's own changes: an epic the user queued, sent or dropped
-// a change of in the last two minutes, from any window of the workspace, is
-// not told (own-writes.ts). Otherwise a change is told when an epic of the
-// epic list moved (its updated_at) and what the user sees of it moved with it.
-// Never during a bootstrap: the first complete read after it is the baseline.
-import { untrack } from 'svelte'
+// What changed is what the sync found: each epic it wrote over a different
+// version of it, noted with the write (EpicNotice, data/sync/cache.ts), taken
+// by one window of the workspace and deleted. Only a sync after the bootstrap
+// notes them. Never for the user's own changes: an epic the user queued, sent
+// or dropped a change of in the last two minutes, from any window of the
+// workspace, is not told (own-writes.ts).
 import { itemLink } from '../../../../src-shared/links.ts'
 import type { OutpostDb } from '../../data/db.ts'
-import type { CachedComment, CachedEpic } from '../../data/types.ts'
+import type { CachedComment, CachedEpic, EpicNotice } from '../../data/types.ts'
 import { watchTables } from '../../data/watch.ts'
 import { readStored, readStoredJson, workspaceKey, writeStored } from '../../lib/stored.ts'
-import type { WorkspaceData } from '../live.svelte.ts'
+import { isBootstrapped } from '../../data/sync/checkpoints.ts'
 import { epicChanges, mentions } from './changes.ts'
+import { changedEpics, namesIn, takeNotices } from './notices.ts'
 import { OwnWrites } from './own-writes.ts'
 
 export interface RecentNotice {
@@ -35,7 +36,6 @@ export interface SystemNoticeOut {
 
 interface Options {
   db: OutpostDb
-  data: WorkspaceData
   /** The signed-in member. */
   me: string
   /** The workspace's slug, for the links. */
@@ -56,8 +56,6 @@ export class Notifier {
   enabled = $state(true)
   readonly unread = $derived(this.recent.filter((n) => !n.read).length)
 
-  /** The user's epics (owned or followed) of the last whole list taken in, by id. */
-  private snapshot: Readonly<Record<string, CachedEpic>> | undefined
   private commentsSince: string | undefined
   /** The epics the user changed lately, from any window. */
   private readonly own: OwnWrites
@@ -101,23 +99,21 @@ export class Notifier {
 
   /** Follows the cache until the returned function is called. */
   start(): () => void {
-    const { data, db } = this.options
-    const stopEffects = $effect.root(() => {
-      $effect(() => {
-        const epics = data.epics.value
-        const complete = data.epics.complete
-        const bootstrapped = data.status.value?.bootstrapped === true
-        untrack(() => this.queue(() => this.readEpics(epics, complete, bootstrapped)))
-      })
-    })
+    const { db } = this.options
     const stopOwn = this.own.start()
+    const stopNotices = watchTables(db, [{ table: 'epicNotices' }], () => db.epicNotices.toArray(), {
+      next: (notices) => {
+        if (notices.length > 0) this.queue(() => this.readNotices(notices))
+      },
+      error: () => undefined,
+    })
     const stopComments = watchTables(db, [{ table: 'epicComments' }], () => this.newComments(), {
       next: (comments) => this.queue(() => this.readComments(comments)),
       error: () => undefined,
     })
     return () => {
       stopOwn()
-      stopEffects()
+      stopNotices()
       stopComments()
       clearTimeout(this.timer)
     }
@@ -132,30 +128,16 @@ export class Notifier {
   }
 
   /**
-   * Each whole list the window takes in, compared with the one before: the list is the baseline, so nothing
-   * read at another moment can pair a version with another (a read of the cache made late, after a sync had
-   * written a change, took the change as the baseline and never told it). An epic's `updated_at` moves when
-   * the service's copy does or the user's own pending change does (the own writes are told apart by `own`).
+   * The changes the sync noted, taken from the table in one transaction: of the workspace's windows, the
+   * one that deletes a notice tells it. An epic changed twice is told once, from the first version to the last.
    */
-  private readEpics(epics: CachedEpic[] | undefined, complete: boolean, bootstrapped: boolean): void {
-    if (!bootstrapped) {
-      this.snapshot = undefined
-      return
-    }
-    if (!epics || !complete) return
-    const next: Readonly<Record<string, CachedEpic>> = Object.fromEntries(epics.filter((e) => typeof e.id === 'number' && this.mine(e)).map((e) => [String(e.id), e]))
-    const before = this.snapshot
-    this.snapshot = next
-    if (!before) return
-    const { data } = this.options
-    const names = {
-      state: (id: number | null) => (id === null ? 'No state' : (data.stateById.get(String(id))?.name ?? 'Unknown state')),
-      member: (id: string) => data.memberById.get(id)?.name ?? 'Someone',
-    }
-    for (const [id, now] of Object.entries(next)) {
-      const was = before[id]
-      if (!was || was === now || was.updated_at === now.updated_at) continue
-      if (this.own.changedWithin(id, OWN_MS)) continue
+  private async readNotices(seen: EpicNotice[]): Promise<void> {
+    const { db } = this.options
+    const changed = changedEpics(await takeNotices(db, seen), Date.now())
+    if (changed.size === 0) return
+    const names = await namesIn(db)
+    for (const [id, { was, now }] of changed) {
+      if (!this.mine(now) || this.own.changedWithin(id, OWN_MS)) continue
       const changes = epicChanges(was, now, names)
       if (changes.length === 0) continue
       this.add({ title: `“${now.name}” changed`, body: changes.join('\n'), link: itemLink(this.options.workspace, 'epic', now.id) })
@@ -174,13 +156,14 @@ export class Notifier {
 
   private async readComments(comments: CachedComment[]): Promise<void> {
     for (const c of comments) if (c.updated_at > (this.commentsSince ?? '')) this.commentsSince = c.updated_at
-    if (this.options.data.status.value?.bootstrapped !== true) return
-    const me = this.options.data.memberById.get(this.options.me)
+    const { db } = this.options
+    if (comments.length === 0 || !(await isBootstrapped(db))) return
+    const me = await db.members.get(this.options.me)
     if (!me) return
     for (const c of comments) {
       if (c.slim || c.deleted || c.author_id === this.options.me || c.created_at !== c.updated_at || !mentions(c, me.mention_name)) continue
-      const epic = await this.options.db.epics.get(c.epic_id)
-      const author = (c.author_id && this.options.data.memberById.get(c.author_id)?.name) || 'Someone'
+      const epic = await db.epics.get(c.epic_id)
+      const author = (c.author_id && (await db.members.get(c.author_id))?.name) || 'Someone'
       const text = c.text.length > 160 ? `${c.text.slice(0, 159)}…` : c.text
       this.add({ title: `${author} mentioned you${epic ? ` on “${epic.name}”` : ''}`, body: text, link: itemLink(this.options.workspace, 'epic', c.epic_id) })
     }
