@@ -334,17 +334,25 @@ export interface Checkpoint {
   [field: string]: unknown
 }
 
+/** An epic's version as a notice keeps it (data/notices.ts): what a notification speaks of, the description as a digest. */
+export type NoticedEpic = Pick<
+  CachedEpic,
+  'id' | 'name' | 'epic_state_id' | 'archived' | 'deadline' | 'planned_start_date' | 'owner_ids' | 'follower_ids' | 'updated_at' | 'description'
+>
+
 /**
  * An epic a sync found changed on the service, as the cache held it and as the sync wrote it (in the
  * transaction that wrote it): what the notifications tell (features/notify). Only a sync after the
- * bootstrap writes them; a window takes each once.
+ * bootstrap writes them. Every window of the workspace lists it; the one that marks it `told` first
+ * shows the system's notification.
  */
 export interface EpicNotice {
   seq?: number
-  before: CachedEpic
-  after: CachedEpic
+  before: NoticedEpic
+  after: NoticedEpic
   /** When the sync wrote it (ms). */
   at: number
+  told?: true
 }
 
 export interface MetaRow {

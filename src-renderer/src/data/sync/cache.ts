@@ -7,6 +7,7 @@
 //   to the outbox, which reconciles them with what the server says.
 import type { Table } from 'dexie'
 import type { OutpostDb } from '../db.ts'
+import { noticeOf } from '../notices.ts'
 import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedHealth, EntityId, StoryProgress } from '../types.ts'
 import type { KindCheckpoint } from './checkpoints.ts'
 import {
@@ -253,11 +254,8 @@ export async function writeEpicPage(
       await putNamed(db.epics, epicRows)
       if (notices) {
         const at = Date.now()
-        const told = epicRows.flatMap((after) => {
-          const before = cachedById.get(after.id)
-          return before && !before.partial && before.updated_at !== after.updated_at ? [{ before, after, at }] : []
-        })
-        if (told.length > 0) await db.epicNotices.bulkAdd(told)
+        const noted = epicRows.flatMap((after) => noticeOf(cachedById.get(after.id), after, at) ?? [])
+        if (noted.length > 0) await db.epicNotices.bulkAdd(noted)
       }
       if (goneComments.length > 0) await db.epicComments.bulkDelete(goneComments)
       if (goneHealth.length > 0) await db.epicHealth.bulkDelete(goneHealth)

@@ -1,6 +1,6 @@
 // What changed in an epic between two versions of it, in the words of a
 // notification, and whether a comment mentions someone. Plain functions.
-import type { CachedComment, CachedEpic } from '../../data/types.ts'
+import type { CachedComment, NoticedEpic } from '../../data/types.ts'
 import { dateWithYear } from '../../lib/format.ts'
 
 export interface Names {
@@ -18,7 +18,7 @@ function people(label: string, before: readonly string[], after: readonly string
 }
 
 /** The changes a person would want told, each a short line ("State: In Progress → Done"); none when only what they do not see moved. */
-export function epicChanges(before: CachedEpic, after: CachedEpic, names: Names): string[] {
+export function epicChanges(before: NoticedEpic, after: NoticedEpic, names: Names): string[] {
   const lines: (string | undefined)[] = [
     before.name !== after.name ? `Renamed from “${before.name}”` : undefined,
     before.epic_state_id !== after.epic_state_id ? `State: ${names.state(before.epic_state_id)} → ${names.state(after.epic_state_id)}` : undefined,

@@ -1,13 +1,14 @@
 // The changes a sync notes for the notifications: written with the rows by a
 // sync after the bootstrap (never by the bootstrap), each with the version the
-// cache held; taken once among the workspace's windows, however late a window
+// cache held; told once among the workspace's windows, however late a window
 // looks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { v3, v4 } from '../../../../testing/service.ts'
 import { countingTransport, startWorld, type World } from '../../../../testing/sync-kit.ts'
 import { createSyncer, type Syncer } from '../../data/sync/index.ts'
-import type { CachedEpic, EpicNotice } from '../../data/types.ts'
-import { changedEpics, STALE_MS, takeNotices } from './notices.ts'
+import { noticedEpic } from '../../data/notices.ts'
+import type { EpicNotice, NoticedEpic } from '../../data/types.ts'
+import { changedEpics, claimNotices, STALE_MS } from './notices.ts'
 
 let world: World
 let serviceNow = Date.parse('2025-06-02T09:00:00.000Z')
@@ -63,8 +64,8 @@ describe('the changes a sync notes', () => {
     const notices = await db.epicNotices.toArray()
     expect(notices.map((n) => n.after.id).sort()).toEqual([ids[3], ids[7]].sort())
     const renamed = notices.find((n) => n.after.id === ids[3])!
-    expect(renamed.before).toEqual(before)
-    expect(renamed.after).toEqual(await db.epics.get(ids[3]))
+    expect(renamed.before).toEqual(noticedEpic(before))
+    expect(renamed.after).toEqual(noticedEpic((await db.epics.get(ids[3]))!))
     expect(renamed.after.name).toBe('Renamed by someone else')
 
     // A sync that finds nothing new (the walk reads its overlap again) notes nothing more.
@@ -74,7 +75,7 @@ describe('the changes a sync notes', () => {
     await db.epicNotices.clear()
   })
 
-  it('each notice is taken by one window however many look, and a window that looks late still has it', async () => {
+  it('each notice is claimed by one window however many look, a window that looks late still has it, and a stale one goes', async () => {
     const id = world.service.ctx.col<any>('epic').ids().map(Number)[11]
     tick()
     await v3(world.service).put(`/epics/${id}`, { deadline: '2027-03-01T12:00:00Z' })
@@ -84,16 +85,29 @@ describe('the changes a sync notes', () => {
     const other = world.openDb()
     const seen = await db.epicNotices.toArray()
     expect(seen).toHaveLength(1)
-    const [a, b] = await Promise.all([takeNotices(db, seen), takeNotices(other, await other.epicNotices.toArray())])
-    expect([...a, ...b].map((n) => n.after.id)).toEqual([id])
+    const now = seen[0].at
+    const [a, b] = await Promise.all([claimNotices(db, seen, now), claimNotices(other, await other.epicNotices.toArray(), now)])
+    expect([...a, ...b]).toEqual([seen[0].seq])
+    expect(await db.epicNotices.get(seen[0].seq!)).toMatchObject({ told: true })
+    // Claimed again (a window that read it before it was told): not its to show.
+    expect(await claimNotices(db, seen, now)).toEqual(new Set())
+    // An hour on, it is gone.
+    await claimNotices(db, [], now + STALE_MS + 1)
     expect(await db.epicNotices.count()).toBe(0)
-    // Taken again (a read that came before the delete): nothing.
-    expect(await takeNotices(db, seen)).toEqual([])
+  })
+
+  it('keeps a description as a digest: a change of it is seen, its text is not kept', () => {
+    const epic = { id: 1, name: 'A', epic_state_id: null, archived: false, deadline: null, planned_start_date: null, owner_ids: [], follower_ids: [], updated_at: '1' }
+    const long = 'x'.repeat(50_000)
+    const [a, b] = [noticedEpic({ ...epic, description: long } as never), noticedEpic({ ...epic, description: `${long}y` } as never)]
+    expect(a.description.length).toBeLessThan(30)
+    expect(a.description).not.toBe(b.description)
+    expect(noticedEpic({ ...epic, description: long } as never)).toEqual(a)
   })
 })
 
 describe('changedEpics', () => {
-  const epic = (name: string, updated_at: string) => ({ id: 5, name, updated_at }) as CachedEpic
+  const epic = (name: string, updated_at: string) => ({ id: 5, name, updated_at }) as NoticedEpic
   it('tells an epic changed twice once, from its first version noted to its last; a stale notice is left out', () => {
     const now = Date.parse('2026-01-01T12:00:00Z')
     const notices: EpicNotice[] = [
@@ -103,6 +117,6 @@ describe('changedEpics', () => {
     ]
     const changed = changedEpics(notices, now)
     expect([...changed.keys()]).toEqual(['5'])
-    expect(changed.get('5')).toEqual({ was: epic('A', '1'), now: epic('C', '3') })
+    expect(changed.get('5')).toEqual({ was: epic('A', '1'), now: epic('C', '3'), seqs: [1, 2] })
   })
 })

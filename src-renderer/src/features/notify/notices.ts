@@ -1,31 +1,44 @@
 // The epics a sync noted as changed on the service (EpicNotice, written with
-// the rows by data/sync/cache.ts), taken for the notifications. Plain functions.
+// the rows by data/sync/cache.ts), as the notifications take them. Every
+// window of the workspace lists each; one shows it as the system's
+// notification. Plain functions.
 import type { OutpostDb } from '../../data/db.ts'
-import type { CachedEpic, EpicNotice } from '../../data/types.ts'
+import type { EpicNotice, NoticedEpic } from '../../data/types.ts'
 import type { Names } from './changes.ts'
 
-/** A noted change older than this when a window takes it (no window was open to) is not news any more (ms). */
+/** A noted change older than this is not news any more: not told when a window first looks, and deleted (ms). */
 export const STALE_MS = 60 * 60_000
 
 /**
- * The notices of `seen` still in the table, deleted in the same transaction: of the workspace's windows,
- * the one that deletes a notice has it, and no other.
+ * Marks the notices not yet told as told, in one transaction, and returns their sequence numbers: of the
+ * workspace's windows, the one that marks a notice shows it, and no other. Notices gone stale are deleted.
  */
-export function takeNotices(db: OutpostDb, seen: readonly EpicNotice[]): Promise<EpicNotice[]> {
+export function claimNotices(db: OutpostDb, notices: readonly EpicNotice[], now: number): Promise<Set<number>> {
   return db.transaction('rw', db.epicNotices, async () => {
-    const still = (await db.epicNotices.bulkGet(seen.map((n) => n.seq!))).filter((n): n is EpicNotice => n !== undefined)
-    await db.epicNotices.bulkDelete(still.map((n) => n.seq!))
-    return still
+    const rows = await db.epicNotices.bulkGet(notices.map((n) => n.seq!))
+    const claimed = rows.filter((n): n is EpicNotice => n !== undefined && !n.told && n.at >= now - STALE_MS)
+    if (claimed.length > 0) await db.epicNotices.bulkPut(claimed.map((n) => ({ ...n, told: true as const })))
+    const stale = await db.epicNotices.filter((n) => n.at < now - STALE_MS).primaryKeys()
+    if (stale.length > 0) await db.epicNotices.bulkDelete(stale)
+    return new Set(claimed.map((n) => n.seq!))
   })
 }
 
+export interface EpicChange {
+  was: NoticedEpic
+  now: NoticedEpic
+  /** The notices it is made of. */
+  seqs: number[]
+}
+
 /** Each epic the notices name, from its first version noted to its last (an epic changed twice is one change); stale ones left out. */
-export function changedEpics(notices: readonly EpicNotice[], now: number): Map<string, { was: CachedEpic; now: CachedEpic }> {
-  const changed = new Map<string, { was: CachedEpic; now: CachedEpic }>()
-  for (const { before, after, at } of [...notices].sort((a, b) => a.seq! - b.seq!)) {
+export function changedEpics(notices: readonly EpicNotice[], now: number): Map<string, EpicChange> {
+  const changed = new Map<string, EpicChange>()
+  for (const { seq, before, after, at } of [...notices].sort((a, b) => a.seq! - b.seq!)) {
     if (at < now - STALE_MS) continue
     const id = String(after.id)
-    changed.set(id, { was: changed.get(id)?.was ?? before, now: after })
+    const held = changed.get(id)
+    changed.set(id, { was: held?.was ?? before, now: after, seqs: [...(held?.seqs ?? []), seq!] })
   }
   return changed
 }

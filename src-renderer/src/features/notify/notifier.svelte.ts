@@ -4,19 +4,20 @@
 // moment) they make one notification of the OS, whose click opens the item.
 //
 // What changed is what the sync found: each epic it wrote over a different
-// version of it, noted with the write (EpicNotice, data/sync/cache.ts), taken
-// by one window of the workspace and deleted. Only a sync after the bootstrap
-// notes them. Never for the user's own changes: an epic the user queued, sent
-// or dropped a change of in the last two minutes, from any window of the
-// workspace, is not told (own-writes.ts).
+// version of it, noted with the write (EpicNotice, data/sync/cache.ts). Every
+// window of the workspace lists it; the one that marks it told first shows the
+// system's notification. Only a sync after the bootstrap notes them. Never for
+// the user's own changes: an epic the user queued, sent or dropped a change of
+// in the last two minutes, from any window of the workspace, is not told
+// (own-writes.ts).
 import { itemLink } from '../../../../src-shared/links.ts'
 import type { OutpostDb } from '../../data/db.ts'
-import type { CachedComment, CachedEpic, EpicNotice } from '../../data/types.ts'
+import type { CachedComment, EpicNotice, NoticedEpic } from '../../data/types.ts'
 import { watchTables } from '../../data/watch.ts'
 import { readStored, readStoredJson, workspaceKey, writeStored } from '../../lib/stored.ts'
 import { isBootstrapped } from '../../data/sync/checkpoints.ts'
 import { epicChanges, mentions } from './changes.ts'
-import { changedEpics, namesIn, takeNotices } from './notices.ts'
+import { changedEpics, claimNotices, namesIn } from './notices.ts'
 import { OwnWrites } from './own-writes.ts'
 
 export interface RecentNotice {
@@ -57,6 +58,8 @@ export class Notifier {
   readonly unread = $derived(this.recent.filter((n) => !n.read).length)
 
   private commentsSince: string | undefined
+  /** The last notice this window took in (undefined until it first looked: then it takes those not told yet). */
+  private lastNotice: number | undefined
   /** The epics the user changed lately, from any window. */
   private readonly own: OwnWrites
   private batch: RecentNotice[] = []
@@ -101,9 +104,11 @@ export class Notifier {
   start(): () => void {
     const { db } = this.options
     const stopOwn = this.own.start()
-    const stopNotices = watchTables(db, [{ table: 'epicNotices' }], () => db.epicNotices.toArray(), {
+    const newNotices = () => (this.lastNotice === undefined ? db.epicNotices.toArray() : db.epicNotices.where(':id').above(this.lastNotice).toArray())
+    const stopNotices = watchTables(db, [{ table: 'epicNotices' }], newNotices, {
       next: (notices) => {
-        if (notices.length > 0) this.queue(() => this.readNotices(notices))
+        // The first look counts even when it finds none: what comes after it is new to this window.
+        if (notices.length > 0 || this.lastNotice === undefined) this.queue(() => this.readNotices(notices))
       },
       error: () => undefined,
     })
@@ -123,24 +128,29 @@ export class Notifier {
     this.running = this.running.then(run).catch(() => undefined)
   }
 
-  private mine(epic: CachedEpic): boolean {
+  private mine(epic: NoticedEpic): boolean {
     return epic.owner_ids.includes(this.options.me) || epic.follower_ids.includes(this.options.me)
   }
 
   /**
-   * The changes the sync noted, taken from the table in one transaction: of the workspace's windows, the
-   * one that deletes a notice tells it. An epic changed twice is told once, from the first version to the last.
+   * The changes the sync noted that this window has not taken in: at its first look those no window told
+   * yet, then each new one. Every window lists them; the system's notification is shown by the window that
+   * marks them told. An epic changed twice is told once, from the first version to the last.
    */
-  private async readNotices(seen: EpicNotice[]): Promise<void> {
+  private async readNotices(read: EpicNotice[]): Promise<void> {
     const { db } = this.options
-    const changed = changedEpics(await takeNotices(db, seen), Date.now())
-    if (changed.size === 0) return
+    const fresh = this.lastNotice === undefined ? read.filter((n) => !n.told) : read.filter((n) => n.seq! > this.lastNotice!)
+    this.lastNotice = read.reduce((last, n) => Math.max(last, n.seq!), this.lastNotice ?? 0)
+    if (fresh.length === 0) return
+    const now = Date.now()
+    const claimed = await claimNotices(db, fresh, now)
     const names = await namesIn(db)
-    for (const [id, { was, now }] of changed) {
-      if (!this.mine(now) || this.own.changedWithin(id, OWN_MS)) continue
-      const changes = epicChanges(was, now, names)
+    for (const [id, { was, now: is, seqs }] of changedEpics(fresh, now)) {
+      if (!this.mine(is) || this.own.changedWithin(id, OWN_MS)) continue
+      const changes = epicChanges(was, is, names)
       if (changes.length === 0) continue
-      this.add({ title: `“${now.name}” changed`, body: changes.join('\n'), link: itemLink(this.options.workspace, 'epic', now.id) })
+      const notice = { title: `“${is.name}” changed`, body: changes.join('\n'), link: itemLink(this.options.workspace, 'epic', is.id) }
+      this.add(notice, seqs.some((seq) => claimed.has(seq)))
     }
   }
 
@@ -169,10 +179,12 @@ export class Notifier {
     }
   }
 
-  private add(notice: Omit<RecentNotice, 'id' | 'at' | 'read'>): void {
+  /** Lists the notice, and with `shown` (the default) it goes in the next system notification. */
+  private add(notice: Omit<RecentNotice, 'id' | 'at' | 'read'>, shown = true): void {
     const item: RecentNotice = { ...notice, id: `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`, at: Date.now(), read: false }
     this.recent = [item, ...this.recent].slice(0, KEEP)
     this.keep()
+    if (!shown) return
     this.batch.push(item)
     this.timer ??= setTimeout(() => this.flush(), this.options.batchMs ?? 1_500)
   }
