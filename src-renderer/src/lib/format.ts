@@ -5,6 +5,7 @@ const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' })
 // (features/ui/format.ts): toLocaleDateString and toLocaleString build a new one at every call.
 let withYear: Intl.DateTimeFormat | undefined
 let dateAndTime: Intl.DateTimeFormat | undefined
+let names: Intl.ListFormat | undefined
 
 /** "just now", "2 minutes ago", "yesterday": `at` and `now` in epoch ms. */
 export function timeAgo(at: number, now: number = Date.now()): string {
@@ -49,4 +50,9 @@ export function isLoopback(url: string): boolean {
   } catch {
     return false
   }
+}
+
+/** "Desktop and Web", "Desktop, Mobile and Web": names as a sentence says them, in the user's locale. */
+export function listOf(items: readonly string[]): string {
+  return (names ??= new Intl.ListFormat(undefined, { style: 'long', type: 'conjunction' })).format(items)
 }
