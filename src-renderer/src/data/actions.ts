@@ -33,11 +33,18 @@ export const READ_ONLY_MESSAGE =
   'This account signs in with a read-only API token (svc_ro_…), so changes cannot be made and nothing was queued. ' +
   'Add a read-write token (svc_rw_…) for this workspace to edit.'
 
-/** A write refused before it was queued: read-only token, unknown entity, a field the API does not take, or a file that cannot be read. */
+/** A partial epic's description (stored from the v3 list, not downloaded yet): the user is told why it cannot be edited. */
+export const DESCRIPTION_NOT_LOADED =
+  "This epic's description is not downloaded yet, so it cannot be edited: it comes when the epic is opened online, or with the next sync."
+
+/**
+ * A write refused before it was queued: read-only token, unknown entity, a field the API does not take, a field whose
+ * value is not downloaded yet, or a file that cannot be read.
+ */
 export class WriteRefused extends Error {
   override readonly name = 'WriteRefused'
   constructor(
-    readonly reason: 'read-only' | 'not-found' | 'invalid' | 'unreadable',
+    readonly reason: 'read-only' | 'not-found' | 'invalid' | 'unreadable' | 'not-loaded',
     message: string,
   ) {
     super(message)
@@ -225,6 +232,9 @@ export function outboxActions(options: ActionsOptions) {
     for (const [field, value] of Object.entries(fields)) {
       if (value === undefined) continue
       if (!UPDATABLE[kind].includes(field)) throw new WriteRefused('invalid', `${what}s have no field "${field}" that can be changed.`)
+      // What the service holds is not known here: written over, it would replace text the user never saw, and the
+      // write's base (what the user started from) could not be told from someone else's change.
+      if (current.partial === true && field === 'description') throw new WriteRefused('not-loaded', DESCRIPTION_NOT_LOADED)
       if (sameValue(current[field], value)) continue
       payload[field] = plain(value)
       base[field] = current[field] ?? null

@@ -40,7 +40,10 @@ export function applyOverlay<T>(row: T | undefined, overlay: OverlayRow | undefi
   if (overlay.deleted) return undefined
   if (overlay.created) return overlay.patch as T
   if (row === undefined) return undefined
-  return { ...row, ...overlay.patch }
+  const merged: Record<string, unknown> = { ...row, ...overlay.patch }
+  // A partial epic (stored from the v3 list, its description not downloaded yet) holds the description the user wrote.
+  if (merged.partial === true && 'description' in overlay.patch) delete merged.partial
+  return merged as T
 }
 
 export interface MergedOptions<T> {
