@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { v3, v4 } from '../../../../testing/service.ts'
 import { mergedComments, mergedEpic, mergedObjective } from '../overlay.ts'
+import type { Transport } from '../transport.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
 import { readyRecords } from './replay.ts'
@@ -107,5 +108,42 @@ describe('dependencies on local ids', () => {
     expect((await outboxRecords(db))[0].entityId).toBe(String(id))
     await replayFast(db, kit.transport)
     expect((await v4(kit.service).get(`/epics/${id}`)).body.name).toBe('Renamed by its old id')
+  })
+
+  it('a field the service fills in on create, set while the create was in flight, goes though the epic changed since', async () => {
+    const { db, service } = kit
+    const members = ((await v3(service).get('/members')).body as { id: string; disabled: boolean }[]).filter((m) => !m.disabled).map((m) => m.id)
+    const me = ((await v3(service).get('/member')).body as { id: string }).id
+    const requester = members.find((m) => m !== me)!
+    // Someone else changes another field of the new epic between the create's answer and my update's check: the
+    // service's version is not the one the create answered.
+    let created: number | undefined
+    const meddling: Transport = {
+      ...kit.transport,
+      call: async (name, request) => {
+        if (name !== 'epics.create' && created !== undefined) {
+          const id = created
+          created = undefined
+          expect((await v4(service, service.tokens.member).patch(`/epics/${id}`, { deadline: '2027-01-15T00:00:00Z' })).status).toBe(200)
+        }
+        const answer = await kit.transport.call(name, request)
+        if (name === 'epics.create') created = (answer as { id: number }).id
+        return answer
+      },
+    }
+    const t = gated(meddling, 'epics.create')
+    const act = actionsFor(db, t)
+    const epic = await act.createEpic({ name: 'Requested by someone else' })
+    const pass = replayFast(db, t)
+    await t.reached
+    // The window shows who requested it empty (the service fills it in): the user sets it.
+    expect((await mergedEpic(db, epic))?.requested_by_id ?? null).toBeNull()
+    await act.updateEpic(epic, { requested_by_id: requester })
+    t.open()
+
+    // What the service filled in is no one's change of the field: mine goes, with no conflict.
+    expect(await pass).toMatchObject({ confirmed: 2, conflicts: 0 })
+    const id = (await mergedEpic(db, epic))!.id
+    expect((await v3(service).get(`/epics/${id}`)).body).toMatchObject({ requested_by_id: requester, deadline: '2027-01-15T00:00:00Z' })
   })
 })

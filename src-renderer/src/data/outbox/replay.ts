@@ -379,7 +379,15 @@ class Replayer {
       followed = follow
     }
     for (const l of later) {
-      if (l.baseUpdatedAt === undefined && typeof row.updated_at === 'string') await this.db.outbox.update(l.seq!, { baseUpdatedAt: row.updated_at })
+      if (l.baseUpdatedAt !== undefined || typeof row.updated_at !== 'string') continue
+      // Made over my own create before the service answered it: over the version the answer is, where the fields
+      // the service fills in itself (who requested an epic) showed empty. Their base is what it filled in; left
+      // empty, a later version's value (the same one) would pass for someone else's change.
+      l.baseUpdatedAt = row.updated_at
+      const filled = Object.keys(l.base).filter((f) => !(f in cur.payload) && row[f] !== undefined && !sameValue(l.base[f], row[f]))
+      for (const field of filled) l.base[field] = row[field]
+      if (filled.length > 0) await this.journalAgain(l)
+      await this.db.outbox.put(l)
     }
     await this.rebaseLater(kind, serverId, cur.payload, row)
     await rebuildOverlay(this.db, kind, localId, now)
