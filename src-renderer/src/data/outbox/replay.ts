@@ -33,6 +33,8 @@ import { rebuildOverlay, rebuildOverlays } from '../overlay.ts'
 import { reportProblems } from '../problems.ts'
 import { recordProblem } from '../row-checks.ts'
 import { removeFiles } from '../sync/cache.ts'
+import { readCheckpoint } from '../sync/checkpoints.ts'
+import { DEFAULT_SYNC_OPTIONS } from '../sync/context.ts'
 import { failureOf, isNotFound, type Transport } from '../transport.ts'
 import { isStorageFull } from '../storage-full.ts'
 import type { EntityId, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
@@ -69,6 +71,9 @@ export const DEFAULT_BACKOFF: Backoff = { baseMs: 1000, maxMs: 60_000, attempts:
  * has not heard of yet). Otherwise it reads every epic in one request.
  */
 const CHANGED_PAGE_FILL = 90
+
+/** Epics changed since the last sync that the first page of the check after a sync has room for, beyond those the cache knows of. */
+const SINCE_SYNC_ROOM = 10
 
 export interface ReplayOptions {
   db: OutpostDb
@@ -441,22 +446,29 @@ class Replayer {
     await this.settleUpdates(nothingToSend.map((p) => [p, p.theirs] as const))
     if (toSend.length === 0) return
 
-    if (toSend.length > 1) {
+    let left = toSend
+    while (left.length > 1) {
       try {
-        const rows = await bulkUpdateEpics(this.ctx, toSend.map((p) => ({ id: Number(p.r.entityId), fields: p.send })))
+        const rows = await bulkUpdateEpics(this.ctx, left.map((p) => ({ id: Number(p.r.entityId), fields: p.send })))
         this.checkAbort()
-        await this.settleUpdates(toSend.map((p) => [p, rows.get(Number(p.r.entityId))] as const))
+        await this.settleUpdates(left.map((p) => [p, rows.get(Number(p.r.entityId))] as const))
         return
       } catch (error) {
         if (error instanceof Aborted) throw error
         if (!isRefusal(error)) {
-          await this.fail(toSend.map((p) => p.r), error, 'send')
+          await this.fail(left.map((p) => p.r), error, 'send')
           return
         }
-        // All or nothing: one bad item refused them all. Item by item, only the bad one fails.
+        // All or nothing: one bad item refused them all. Epics the service says it has not (deleted since the
+        // cache last heard) were deleted elsewhere, and the rest go again together; else item by item, so that
+        // only the bad one fails.
+        const gone = missingBulkItems(error, left.length)
+        if (gone.size === 0) break
+        for (const i of gone) await this.markDeletedElsewhere(left[i].r)
+        left = left.filter((_, i) => !gone.has(i))
       }
     }
-    for (const p of toSend) {
+    for (const p of left) {
       try {
         const row = await REQUESTS[p.r.kind as WritableKind].update!(this.ctx, p.r, p.send)
         this.checkAbort()
@@ -501,15 +513,17 @@ class Replayer {
    */
   private async checkEpics(): Promise<void> {
     const waiting = readyRecords(await this.db.outbox.toArray()).filter((r) => r.kind === 'epic' && r.op === 'update' && !this.checked.has(r.seq!))
-    let open = waiting
-    const bases = waiting.map((r) => r.baseUpdatedAt)
+    let open = await this.checkEpicsSinceSync(waiting)
+    if (open.length <= 2) return
+    const bases = open.map((r) => r.baseUpdatedAt)
     if (bases.every((b): b is string => b !== undefined)) {
       const since = bases.reduce((a, b) => (Date.parse(a) <= Date.parse(b) ? a : b))
       if ((await this.db.epics.where('updated_at').aboveOrEqual(since).count()) < CHANGED_PAGE_FILL) {
         const { rows, coveredFrom } = await epicsChangedSince(this.ctx, since, 1)
         this.checkAbort()
+        const left = open
         open = []
-        for (const r of waiting) {
+        for (const r of left) {
           const row = rows.get(Number(r.entityId))
           if (row) this.checked.set(r.seq!, row)
           else if (coveredFrom === null || Date.parse(coveredFrom) <= Date.parse(r.baseUpdatedAt!)) this.checked.set(r.seq!, UNCHANGED)
@@ -524,6 +538,37 @@ class Replayer {
       const row = all.get(Number(r.entityId))
       if (row) this.checked.set(r.seq!, row)
     }
+  }
+
+  /**
+   * The cache holds every epic as the service had it when its last sync walked down to (the epics checkpoint,
+   * less the sync's overlap): one page of what changed since then, if it covers it, tells the rest. An epic the
+   * page does not bring is as the cache has it: unchanged when that is the version the change was made over,
+   * else the cached row is theirs (when it holds every field the change sets). Answers what is left open.
+   */
+  private async checkEpicsSinceSync(waiting: OutboxRecord[]): Promise<OutboxRecord[]> {
+    const cp = await readCheckpoint(this.db, 'epics')
+    if (!cp.bootstrapped || cp.since === null || waiting.length <= 2) return waiting
+    const since = new Date(Date.parse(cp.since) - DEFAULT_SYNC_OPTIONS.overlapMs).toISOString()
+    const known = await this.db.epics.where('updated_at').aboveOrEqual(since).count()
+    if (known >= CHANGED_PAGE_FILL) return waiting
+    // A page the size of what the cache knows changed since, and room for what it has not heard of yet: most
+    // often a few epics, where a whole page would cost more bytes than the changes being sent.
+    const { rows, coveredFrom } = await epicsChangedSince(this.ctx, since, 2, Math.min(100, known + SINCE_SYNC_ROOM))
+    this.checkAbort()
+    // More changed since than a page holds: the other checks.
+    if (coveredFrom !== null && Date.parse(coveredFrom) >= Date.parse(since)) return waiting
+    const cached = await this.db.epics.bulkGet(waiting.map((r) => Number(r.entityId)))
+    const open: OutboxRecord[] = []
+    waiting.forEach((r, i) => {
+      const changed = rows.get(Number(r.entityId))
+      const row = cached[i] as (Row & { partial?: true }) | undefined
+      if (changed) this.checked.set(r.seq!, changed)
+      else if (row && r.baseUpdatedAt !== undefined && sameValue(row.updated_at, r.baseUpdatedAt)) this.checked.set(r.seq!, UNCHANGED)
+      else if (row && !row.partial && Object.keys(r.payload).every((field) => field in row)) this.checked.set(r.seq!, row)
+      else open.push(r)
+    })
+    return open
   }
 
   /** Updates the service answered (or that had nothing left to send), with its answers, written in one transaction. */
@@ -1030,6 +1075,22 @@ function sameMarkdown(field: string, theirs: unknown, mine: unknown): boolean {
   if (field !== 'content_markdown' || typeof theirs !== 'string' || typeof mine !== 'string') return false
   const words = (md: string) => md.replace(/<[^>]*>/g, ' ').match(/[\p{L}\p{N}]+/gu)?.join(' ') ?? ''
   return words(theirs) === words(mine)
+}
+
+/**
+ * The items of a bulk epic update the service refused as not found (404, its errors naming `epics[i]`): none
+ * when the refusal is of anything else, or names no item, or all of them.
+ */
+function missingBulkItems(error: unknown, count: number): Set<number> {
+  const f = failureOf(error)
+  if (f.kind !== 'http' || f.status !== 404 || !f.errors) return new Set()
+  const items = new Set<number>()
+  for (const key of Object.keys(f.errors)) {
+    const index = /^epics\[(\d+)\]$/.exec(key)?.[1]
+    if (index === undefined) return new Set()
+    items.add(Number(index))
+  }
+  return [...items].every((i) => i < count) && items.size < count ? items : new Set()
 }
 
 /** A 4xx that is about the request itself (not auth, not the rate limit). */

@@ -305,13 +305,16 @@ export async function bulkUpdateEpics(ctx: RequestContext, items: { id: number; 
   return new Map(answer.entities.map((e) => [e.id, partialEpicFromV4(e) as Row]))
 }
 
-/** The epics updated since `since` (newest first), as far as `maxPages` pages go; for conflict checks of many epics at once. */
-export async function epicsChangedSince(ctx: RequestContext, since: string, maxPages: number): Promise<{ rows: Map<number, Row>; coveredFrom: string | null }> {
+/**
+ * The epics updated since `since` (newest first), as far as `maxPages` pages of `pageSize` go; for conflict
+ * checks of many epics at once.
+ */
+export async function epicsChangedSince(ctx: RequestContext, since: string, maxPages: number, pageSize = 100): Promise<{ rows: Map<number, Row>; coveredFrom: string | null }> {
   const limit = Date.parse(since)
   const { items, ended } = await walkList<EpicV4>(
     ctx,
     'epics.list',
-    RECENTLY_UPDATED,
+    { ...RECENTLY_UPDATED, limit: pageSize },
     (page) => page.length > 0 && Date.parse(page[page.length - 1].updated_at) >= limit,
     maxPages,
   )
