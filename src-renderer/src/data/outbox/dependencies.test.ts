@@ -3,6 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { v3, v4 } from '../../../../testing/service.ts'
 import { mergedComments, mergedEpic, mergedObjective } from '../overlay.ts'
+import type { OperationName, OperationRequest } from '../../../../src-shared/api/operations.ts'
 import type { Transport } from '../transport.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
@@ -120,13 +121,13 @@ describe('dependencies on local ids', () => {
     let created: number | undefined
     const meddling: Transport = {
       ...kit.transport,
-      call: async (name, request) => {
+      call: async <T,>(name: OperationName, request?: OperationRequest): Promise<T> => {
         if (name !== 'epics.create' && created !== undefined) {
           const id = created
           created = undefined
           expect((await v4(service, service.tokens.member).patch(`/epics/${id}`, { deadline: '2027-01-15T00:00:00Z' })).status).toBe(200)
         }
-        const answer = await kit.transport.call(name, request)
+        const answer = await kit.transport.call<T>(name, request)
         if (name === 'epics.create') created = (answer as { id: number }).id
         return answer
       },
