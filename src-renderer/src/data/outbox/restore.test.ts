@@ -596,6 +596,39 @@ describe('the outbox journal', () => {
       fresh.close()
     })
 
+    it('a kept change a restore took in before it was marked kept, fixed by the user: neither the cache nor a new one gets it back as it was', async () => {
+      const db = kit.openDb()
+      const fault = quotaFault(db, { full: true, refused: 0, at: 'commit' })
+      await actionsFor(db, offline(kit.transport), { journal }).createLabel({ name: 'Taken meanwhile' })
+      fault.full = false
+      // A restore that read the journal while that write was being refused: it took the change for one a lost cache
+      // held, and queued it; the journal marked it kept after.
+      const read = await journal.read()
+      const before = { ...read, entries: read.entries.map(({ kept: _kept, ...e }) => e) }
+      expect(await restoreFromJournal(db, { ...journal, read: async () => before })).toMatchObject({ restored: 1 })
+      expect((await journal.read()).entries.map((e) => e.kept)).toEqual([true])
+      // Refused (its name taken meanwhile), and fixed by the user, with a crash before the fix's confirmation.
+      expect((await v3(kit.service, kit.service.tokens.member).post('/labels', { name: 'Taken meanwhile' })).status).toBe(201)
+      await replayFast(db, kit.transport, { journal })
+      const [failed] = await outboxRecords(db, ['failed'])
+      const crashing = crashingAfterCommit(journal)
+      await actionsFor(db, offline(kit.transport), { journal: crashing }).retry(failed.seq!, { name: 'Mine instead' })
+      expect(crashing.dropped.length).toBeGreaterThan(0)
+
+      // The next start: the fix stands, the change as it was is done with.
+      await restoreFromJournal(db, journal)
+      expect((await outboxRecords(db)).map((r) => [r.payload.name, r.journal?.length])).toEqual([['Mine instead', 1]])
+      // And a loss of the cache after that brings back the fix alone.
+      const fresh = await wipe(db)
+      await restoreFromJournal(fresh, journal)
+      expect((await outboxRecords(fresh)).map((r) => r.payload.name)).toEqual(['Mine instead'])
+      await replayAll(fresh)
+      const names = ((await v3(kit.service).get('/labels')).body as { name: string }[]).map((l) => l.name)
+      expect(names.filter((n) => n === 'Mine instead')).toHaveLength(1)
+      expect((await journal.read()).entries).toEqual([])
+      fresh.close()
+    })
+
     it('a discarded change does not come back', async () => {
       const act = actionsFor(kit.db, offline(kit.transport), { journal })
       await act.updateEpic(epics[0].id, { name: 'Discarded' })

@@ -18,10 +18,10 @@
 //   the cache notes it as taken in, and once no record holds it (sent and
 //   confirmed, or discarded by the user) it is done with like any other;
 // - a void mark (journal.ts: a transaction made those entries pointless, and a
-//   crash came before it could confirm them) is never queued: a cache that
-//   follows the journal applied it or not, and what it voids is held by a
-//   record or trimmed as above; into a cache that does not, what it voids is
-//   not restored either (the user's fix, discard or resolve stands).
+//   crash came before it could confirm them) is never queued, and what it
+//   voids is never queued again, into this cache or a new one (the user's fix,
+//   discard or resolve stands; a kept entry the cache took in is no exception).
+//   A kept entry a record holds counts as taken in.
 // Run again once there is room after such a write (data-layer.ts).
 //
 // What local ids became (confirmed creates) comes back too, so a restored
@@ -90,8 +90,10 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       // In the order the changes were made (one journaled again keeps the place of the one it replaces).
       const missing = state.entries.filter((e) => !held.has(e.id)).sort((a, b) => placeOf(a) - placeOf(b) || a.id - b.id)
       const taken = new Set(follows ? (mark.taken ?? []) : [])
-      // A kept mark is of a change that is queued again itself (and voids again what it voided).
-      const voided = new Set(follows ? [] : state.entries.flatMap((e) => (isVoidMark(e.record) && !e.kept ? (e.record.voids ?? []) : [])))
+      // A kept mark is of a change that is queued again itself (and voids again what it voided). Another is of a
+      // committed transaction: what it voids is never queued again, into this cache or a new one (a kept change the
+      // cache took in, then journaled again as the user fixed it: queued as it was, it would undo the fix).
+      const voided = new Set(state.entries.flatMap((e) => (isVoidMark(e.record) && !e.kept ? (e.record.voids ?? []) : [])))
       const restore = missing.filter((e) => !isVoidMark(e.record) && !voided.has(e.id) && (!follows || e.id > mark.upTo || (e.kept && !taken.has(e.id))))
       const lost = restore.filter((e) => !(follows && e.kept)).length
       done.push(...missing.filter((e) => !restore.includes(e)).map((e) => e.id))
@@ -118,7 +120,9 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
 
       // The cache follows this journal now, and holds all it has.
       const restored = new Set(restore.map((e) => e.id))
-      const kept = state.entries.filter((e) => e.kept && (taken.has(e.id) || restored.has(e.id))).map((e) => e.id)
+      // Taken in: queued by a restore, or held by a record (queued by a restore that read the journal before the entry
+      // was marked kept, its write refused meanwhile).
+      const kept = state.entries.filter((e) => e.kept && (taken.has(e.id) || restored.has(e.id) || held.has(e.id))).map((e) => e.id)
       await noteApplied(db, state.epoch, [state.lastId], { follow: true, taken: kept })
       if (lost > 0) await db.meta.put({ key: RESTORED_KEY, value: { count: lost, at: now } satisfies Restored })
       return { restored: lost, kept: restore.length - lost, trimmed: missing.filter((e) => !isVoidMark(e.record)).length - restore.length, journaled }
