@@ -629,6 +629,30 @@ describe('the outbox journal', () => {
       fresh.close()
     })
 
+    it('a kept create a restore took in before it was marked kept, then deleted before it went: it does not come back', async () => {
+      const db = kit.openDb()
+      const fault = quotaFault(db, { full: true, refused: 0, at: 'commit' })
+      await actionsFor(db, offline(kit.transport), { journal }).createEpic({ name: 'Kept, taken in early, deleted' })
+      fault.full = false
+      const read = await journal.read()
+      const before = { ...read, entries: read.entries.map(({ kept: _kept, ...e }) => e) }
+      expect(await restoreFromJournal(db, { ...journal, read: async () => before })).toMatchObject({ restored: 1 })
+      const [create] = await outboxRecords(db)
+      // Deleted before it was sent (nothing left to send), with a crash before the deletion's confirmation.
+      const crashing = crashingAfterCommit(journal)
+      await actionsFor(db, offline(kit.transport), { journal: crashing }).deleteEpic(create.entityId)
+      expect(crashing.dropped.length).toBeGreaterThan(0)
+      expect(await outboxRecords(db)).toEqual([])
+
+      await restoreFromJournal(db, journal)
+      expect(await outboxRecords(db)).toEqual([])
+      const fresh = await wipe(db)
+      await restoreFromJournal(fresh, journal)
+      expect(await outboxRecords(fresh)).toEqual([])
+      expect((await journal.read()).entries).toEqual([])
+      fresh.close()
+    })
+
     it('a discarded change does not come back', async () => {
       const act = actionsFor(kit.db, offline(kit.transport), { journal })
       await act.updateEpic(epics[0].id, { name: 'Discarded' })
