@@ -499,5 +499,14 @@ export function labelFromV3(l: LabelV3): CachedLabel {
 export function mergeRow<T extends object>(previous: T | undefined, next: Partial<T>): T {
   const out = { ...(previous ?? {}) } as Record<string, unknown>
   for (const [k, v] of Object.entries(next)) if (v !== undefined) out[k] = v
+  completePartial(out, next)
   return out as T
+}
+
+/**
+ * A row with fields laid over it (an answer, a page, the user's queued change): an epic stored from the v3 list
+ * (`partial`) is whole once they bring its description, the one field that list lacks.
+ */
+export function completePartial(row: Record<string, unknown>, fields: object): void {
+  if (row.partial === true && typeof (fields as { description?: unknown }).description === 'string') delete row.partial
 }

@@ -13,6 +13,7 @@
 // A row that is not what Outpost wrote (corrupt, or another program's) is left
 // out of every read here; the engine reports it (problems.ts).
 import Dexie, { type IndexableType, type Table } from 'dexie'
+import { completePartial } from './convert.ts'
 import type { OutpostDb } from './db.ts'
 import { withResolvedId } from './outbox/ids.ts'
 import { draftEntity, rowId, tableKey, tableOf } from './outbox/kinds.ts'
@@ -41,8 +42,8 @@ export function applyOverlay<T>(row: T | undefined, overlay: OverlayRow | undefi
   if (overlay.created) return overlay.patch as T
   if (row === undefined) return undefined
   const merged: Record<string, unknown> = { ...row, ...overlay.patch }
-  // A partial epic (stored from the v3 list, its description not downloaded yet) holds the description the user wrote.
-  if (merged.partial === true && 'description' in overlay.patch) delete merged.partial
+  // A partial epic holds the description the user wrote.
+  completePartial(merged, overlay.patch)
   return merged as T
 }
 

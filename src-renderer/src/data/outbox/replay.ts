@@ -686,8 +686,6 @@ class Replayer {
     const merged = mergeRow((await table.get(key)) as Row | undefined, row)
     // A v4 epic has no position; a new one is placed last, until sync reads its real position.
     if (kind === 'epic' && merged.position === undefined) merged.position = Number.MAX_SAFE_INTEGER
-    // An answer with the description completes an epic stored from the v3 list.
-    if (kind === 'epic' && merged.partial === true && typeof row.description === 'string') delete merged.partial
     await table.put(merged)
   }
 

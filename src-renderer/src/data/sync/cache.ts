@@ -17,6 +17,7 @@ import {
   epicFromV3,
   epicFromV4,
   healthFromSlim,
+  mergeRow,
   storyProgressOf,
   withProgress,
   storyFromV3,
@@ -237,8 +238,7 @@ export async function writeEpicPage(
       for (const e of fresh) {
         const held = cachedById.get(e.id)
         if (merge) {
-          const { partial: _partial, ...whole } = held!
-          epicRows.push({ ...whole, description: e.description ?? '' })
+          epicRows.push(mergeRow(held!, { description: e.description ?? '' }))
         } else {
           const listing = listed?.get(e.id)
           let position = listing?.position ?? held?.position
