@@ -2,31 +2,8 @@
 // cache lost and downloaded again offline) has no description yet. The epic
 // says so, offers no edit of it (it would replace text the user never saw),
 // and shows it once the epic is opened online.
-import type { Page } from '@playwright/test'
 import { expectNoViolations } from '../fixtures/a11y.ts'
-import { epicRow, expect, expectOffline, expectOnline, screens, signIn, test, v4All, waitForBootstrap } from '../fixtures/outpost.ts'
-
-/** The epic's row as the bootstrap's list stores it: every field but the description. */
-async function asListed(page: Page, id: number): Promise<void> {
-  await page.evaluate(async (id) => {
-    const name = (await indexedDB.databases()).map((d) => d.name).find((n) => n?.startsWith('outpost:'))
-    if (!name) throw new Error('no workspace database')
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const open = indexedDB.open(name)
-      open.onsuccess = () => resolve(open.result)
-      open.onerror = () => reject(open.error)
-    })
-    await new Promise<void>((resolve, reject) => {
-      const tx = db.transaction('epics', 'readwrite')
-      const epics = tx.objectStore('epics')
-      const read = epics.get(id)
-      read.onsuccess = () => epics.put({ ...read.result, description: '', partial: true })
-      tx.oncomplete = () => resolve()
-      tx.onerror = () => reject(tx.error)
-    })
-    db.close()
-  }, id)
-}
+import { changeRow, epicRow, expect, expectOffline, expectOnline, screens, signIn, test, v4All, waitForBootstrap } from '../fixtures/outpost.ts'
 
 test('an epic whose description is not downloaded says so, offers no edit of it, and shows it once online', async ({ service, outpost }, info) => {
   const page = await outpost.open()
@@ -38,7 +15,8 @@ test('an epic whose description is not downloaded says so, offers no edit of it,
 
   await service.stop()
   await expectOffline(page)
-  await asListed(page, epic.id)
+  // The epic's row as the bootstrap's list stores it: every field but the description.
+  await changeRow(page, 'epics', epic.id, { description: '', partial: true })
   await epicRow(page, epic.name).first().click()
   const description = page.getByRole('region', { name: 'Description' })
   await expect(description.getByText('The description is not downloaded yet. It comes once Outpost is online again.')).toBeVisible()

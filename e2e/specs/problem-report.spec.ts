@@ -6,36 +6,16 @@
 // Settings also says that the browser host does not update itself.
 import { readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { Page } from '@playwright/test'
 import { formsIn, secretForms } from '../fixtures/leaks.ts'
-import { expect, goTo, screens, signIn, statusBar, test, waitForBootstrap } from '../fixtures/outpost.ts'
-
-/** Puts a row Outpost did not write into the workspace's epics, as a broken disk or another program would. */
-async function spoilOneEpic(page: Page): Promise<void> {
-  await page.evaluate(async () => {
-    const name = (await indexedDB.databases()).map((d) => d.name).find((n) => n?.startsWith('outpost:'))
-    if (!name) throw new Error('no workspace database')
-    const db = await new Promise<IDBDatabase>((resolve, reject) => {
-      const open = indexedDB.open(name)
-      open.onsuccess = () => resolve(open.result)
-      open.onerror = () => reject(open.error)
-    })
-    await new Promise<void>((resolve, reject) => {
-      const tx = db.transaction('epics', 'readwrite')
-      tx.objectStore('epics').put({ id: 990_001, name: 42, archived: 'no' })
-      tx.oncomplete = () => resolve()
-      tx.onerror = () => reject(tx.error)
-    })
-    db.close()
-  })
-}
+import { expect, goTo, screens, signIn, spoil, statusBar, test, waitForBootstrap } from '../fixtures/outpost.ts'
 
 test('Report a problem… writes one file to send, with what helps and without the token', async ({ service, outpost }, info) => {
   const token = service.tokens.member
   let page = await outpost.open()
   await signIn(page, service, token)
   await waitForBootstrap(page)
-  await spoilOneEpic(page)
+  // A row Outpost did not write, as a broken disk or another program would leave it.
+  await spoil(page, 'epics', [{ id: 990_001, name: 42, archived: 'no' }])
   await outpost.close(page)
   page = await outpost.open()
   await waitForBootstrap(page)
