@@ -174,7 +174,8 @@ async function usableAt(page: Page, epics: number, docs: number): Promise<number
           cursor.onerror = () => reject(cursor.error)
         })
       const poll = async () => {
-        const count = document.querySelector('.epics .op-count')?.textContent?.trim() ?? ''
+        // "10,000 epics": the number, then its noun for screen readers.
+        const count = document.querySelector('.epics .op-count')?.textContent?.trim().split(/\s+/)[0] ?? ''
         const name = localStorage.getItem(dbKey)
         if (count === epics.toLocaleString() && name) {
           db ??= await new Promise<IDBDatabase>((resolve, reject) => {
