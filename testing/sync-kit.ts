@@ -143,10 +143,10 @@ export function serviceCounts(service: RunningService): Record<string, number> {
 export const walkPages = (n: number, size = 100): number => Math.max(2, pages(n, size))
 
 /**
- * The bootstrap's requests for a service (see sync.ts): the 8 v3 lists, the epic states, the v3 epic list,
- * the epic and doc pages from both ends, and each walk's last page (what changed while it went on).
+ * The bootstrap's requests for a service (see sync.ts): the 8 v3 lists, the epic states, the v3 epic and doc
+ * lists, the epic and doc pages from both ends, and each walk's last page (what changed while it went on).
  */
 export function bootstrapFloor(service: RunningService): number {
   const c = serviceCounts(service)
-  return 8 + pages(c.epicStates) + 1 + walkPages(c.epics) + 1 + walkPages(c.docs) + 1
+  return 8 + pages(c.epicStates) + 1 + walkPages(c.epics) + 1 + 1 + walkPages(c.docs) + 1
 }

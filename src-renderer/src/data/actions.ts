@@ -37,6 +37,10 @@ export const READ_ONLY_MESSAGE =
 export const DESCRIPTION_NOT_LOADED =
   "This epic's description is not downloaded yet, so it cannot be edited: it comes when the epic is opened online, or with the next sync."
 
+/** A partial doc (stored from the v3 list, its text not downloaded yet): the user is told why it cannot be edited. */
+export const DOC_NOT_LOADED =
+  "This doc's text is not downloaded yet, so it cannot be edited: it comes when the doc is opened online, or with the next sync."
+
 /**
  * A write refused before it was queued: read-only token, unknown entity, a field the API does not take, a field whose
  * value is not downloaded yet, or a file that cannot be read.
@@ -235,6 +239,8 @@ export function outboxActions(options: ActionsOptions) {
       // What the service holds is not known here: written over, it would replace text the user never saw, and the
       // write's base (what the user started from) could not be told from someone else's change.
       if (current.partial === true && field === 'description') throw new WriteRefused('not-loaded', DESCRIPTION_NOT_LOADED)
+      // A doc's title goes with its text (the editor saves both), and its version is not known either.
+      if (current.partial === true && kind === 'doc') throw new WriteRefused('not-loaded', DOC_NOT_LOADED)
       if (sameValue(current[field], value)) continue
       payload[field] = plain(value)
       base[field] = current[field] ?? null

@@ -11,7 +11,7 @@
 import type { Slim } from '../../../src-shared/api/common.ts'
 import type { CategoryV3 } from '../../../src-shared/api/v3/categories.ts'
 import type { CustomFieldV3 } from '../../../src-shared/api/v3/custom-fields.ts'
-import type { DocV3 } from '../../../src-shared/api/v3/docs.ts'
+import type { DocSlimV3, DocV3 } from '../../../src-shared/api/v3/docs.ts'
 import type { EpicSlimV3, EpicStatsV3, EpicV3, HealthV3, ThreadedCommentV3 } from '../../../src-shared/api/v3/epics.ts'
 import type { StorySlimV3 } from '../../../src-shared/api/v3/stories.ts'
 import type { LinkedFileV3, UploadedFileV3 } from '../../../src-shared/api/v3/files.ts'
@@ -365,6 +365,14 @@ export function partialDocFromV4(d: DocV4Fields | DocV3): DocPart {
   }
 }
 
+/**
+ * A doc as the v3 list of every doc names it (its id and title): `partial` until a page or a GET brings the rest.
+ * No version ('' sorts below every one, so any answer replaces it), not known to be archived, no content.
+ */
+export function docFromListV3(d: DocSlimV3): CachedDoc {
+  return { id: d.id, title: d.title, content_markdown: '', content_html: '', archived: false, creator_id: null, created_at: '', updated_at: '', partial: true }
+}
+
 /** v3 docs carry the v4 fields but the creator. */
 export const docFromV3: (d: DocV3, cached?: CachedDoc) => CachedDoc = docFromV4
 export const partialDocFromV3: (d: DocV3) => DocPart = partialDocFromV4
@@ -505,8 +513,11 @@ export function mergeRow<T extends object>(previous: T | undefined, next: Partia
 
 /**
  * A row with fields laid over it (an answer, a page, the user's queued change): an epic stored from the v3 list
- * (`partial`) is whole once they bring its description, the one field that list lacks.
+ * (`partial`) is whole once they bring its description, the one field that list lacks; a doc stored from the v3
+ * list, once they bring its Markdown (the text the user reads and edits).
  */
 export function completePartial(row: Record<string, unknown>, fields: object): void {
-  if (row.partial === true && typeof (fields as { description?: unknown }).description === 'string') delete row.partial
+  if (row.partial !== true) return
+  const brought = fields as { description?: unknown; content_markdown?: unknown }
+  if (typeof brought.description === 'string' || typeof brought.content_markdown === 'string') delete row.partial
 }

@@ -78,6 +78,12 @@ export interface CachedDoc {
   creator_id: string | null
   created_at: string
   updated_at: string
+  /**
+   * Stored from the bootstrap's v3 list of every doc, which names only its id and title: its content, its
+   * version (`updated_at` and `created_at` are ''), whether it is archived and who wrote it are not known
+   * until a v4 page, or the doc opened online, completes it. Absent on a whole doc.
+   */
+  partial?: true
 }
 
 export interface CachedDocEpic {

@@ -11,7 +11,7 @@ import type { OutpostDb } from '../db.ts'
 import { outboxStatus } from '../outbox/index.ts'
 import { isLocalId } from '../outbox/kinds.ts'
 import { merged, readInPages } from '../overlay.ts'
-import type { CachedComment, CachedEpic, CachedFile, CachedHealth, EntityId } from '../types.ts'
+import type { CachedComment, CachedDoc, CachedEpic, CachedFile, CachedHealth, EntityId } from '../types.ts'
 import { docMarkdown, epicMarkdown, type Names } from './markdown.ts'
 
 export interface ExportProgress {
@@ -168,7 +168,7 @@ export async function exportWorkspace(options: ExportOptions): Promise<ExportFin
       done++
     }
     const docNames = new Set<string>()
-    for (const doc of cache.docs as { id: EntityId; title: string; content_markdown: string }[]) {
+    for (const doc of cache.docs as CachedDoc[]) {
       progress('Docs')
       const name = uniqueIn(docNames, `${pathName(doc.title)}.md`, String(doc.id).slice(0, 8))
       await write(`docs/${name}`, docMarkdown(doc))

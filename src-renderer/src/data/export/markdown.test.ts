@@ -88,6 +88,10 @@ describe('epicMarkdown', () => {
     expect(md).toContain('- **State:** None\n- **Owners:** None')
     expect(md).toContain('- _(author and time not loaded: open the epic in Outpost while online)_\n\n  Only the text')
     expect(md).toContain('- 2026-11-10 10:00 UTC · **Off Track**\n\n  _(its text was not loaded')
+    // An epic stored from the list of every epic: its description is not known, not empty.
+    const partial = epicMarkdown({ ...epic, description: '', partial: true }, [], [], names)
+    expect(partial).toContain('## Description\n\n_(not loaded yet: open the epic in Outpost while online)_\n')
+    expect(partial).not.toContain('_No description._')
   })
 })
 
@@ -95,5 +99,9 @@ describe('docMarkdown', () => {
   it('is the title and the Markdown as the service has it', () => {
     expect(docMarkdown({ title: 'Runbook', content_markdown: '## Steps\n\n1. One\n' })).toBe('# Runbook\n\n## Steps\n\n1. One\n')
     expect(docMarkdown({ title: '', content_markdown: '' })).toBe('# Untitled\n')
+  })
+
+  it('says a doc stored from the list of every doc has no text yet, rather than writing it empty', () => {
+    expect(docMarkdown({ title: 'Runbook', content_markdown: '', partial: true })).toBe('# Runbook\n\n_(its text was not loaded yet: open the doc in Outpost while online)_\n')
   })
 })

@@ -104,7 +104,7 @@ export function epicMarkdown(epic: CachedEpic, comments: CachedComment[], health
     `# ${heading(epic.name)}`,
     properties.join('\n'),
     '## Description',
-    epic.description.trim() || '_No description._',
+    epic.partial ? '_(not loaded yet: open the epic in Outpost while online)_' : epic.description.trim() || '_No description._',
     '## Health',
     ...healthLines(health, names),
     '## Comments',
@@ -113,7 +113,8 @@ export function epicMarkdown(epic: CachedEpic, comments: CachedComment[], health
   return `${blocks.join('\n\n')}\n`
 }
 
-export function docMarkdown(doc: Pick<CachedDoc, 'title' | 'content_markdown'>): string {
-  const body = doc.content_markdown.trimEnd()
+export function docMarkdown(doc: Pick<CachedDoc, 'title' | 'content_markdown' | 'partial'>): string {
+  // A doc stored from the list of every doc has no text yet: not written as an empty one.
+  const body = doc.partial ? '_(its text was not loaded yet: open the doc in Outpost while online)_' : doc.content_markdown.trimEnd()
   return body ? `# ${heading(doc.title)}\n\n${body}\n` : `# ${heading(doc.title)}\n`
 }

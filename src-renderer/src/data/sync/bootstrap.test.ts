@@ -83,12 +83,13 @@ describe('bootstrap', () => {
     const doc = (await db.docs.toArray())[0]
     expect(doc.content_markdown.length).toBeGreaterThan(0)
     expect(doc.content_html).toBe('')
-    // Every epic whole: none left as the v3 list stored it.
+    // Every epic and doc whole: none left as the v3 lists stored them.
     expect(await db.epics.filter((e) => e.partial === true).count()).toBe(0)
+    expect(await db.docs.filter((d) => d.partial === true).count()).toBe(0)
 
-    // Progress for every kind but the doc sweep (a bootstrap needs none), each ending at its total.
+    // Progress for every kind, each ending at its total.
     const last = new Map(progress.map((p) => [p.kind, p]))
-    expect([...last.keys()].sort()).toEqual(SYNC_KINDS.filter((k) => k !== 'docList').sort())
+    expect([...last.keys()].sort()).toEqual([...SYNC_KINDS].sort())
     for (const p of last.values()) {
       expect(p.phase).toBe('bootstrap')
       expect(p.done).toBe(p.total)
@@ -144,7 +145,7 @@ describe('bootstrap', () => {
     expect((await db.checkpoints.get('epics'))?.bootstrapped).toBe(true)
   })
 
-  it('bootstraps a larger workspace in ceil(E/100) + ceil(D/100) + 12 requests, from both ends, with fields', async () => {
+  it('bootstraps a larger workspace in ceil(E/100) + ceil(D/100) + 13 requests, from both ends, with fields', async () => {
     const { world: w, db, transport, progress, epicWrites } = await bootstrap({ epics: 1200, docs: 250, files: 120 })
     const c = serviceCounts(w.service)
     expect(c.epics).toBe(1200)
@@ -152,7 +153,7 @@ describe('bootstrap', () => {
     expect(epicWrites.count).toBe(2 * 1200)
     const byPosition = await db.epics.orderBy('id').toArray()
     for (const e of byPosition) expect(e.position).toBe(w.service.ctx.col<any>('epic').get(e.id as number).position)
-    expect(transport.counted.total()).toBe(pages(1200) + pages(250) + 12)
+    expect(transport.counted.total()).toBe(pages(1200) + pages(250) + 13)
     expect(transport.counted.calls.get('epics.list')).toBe(12 + 1)
     expect(transport.counted.calls.get('documents.list')).toBe(3 + 1)
     await expectCacheMatchesService(w, db)

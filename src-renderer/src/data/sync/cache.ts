@@ -12,6 +12,7 @@ import type { CachedComment, CachedDoc, CachedDocEpic, CachedEpic, CachedHealth,
 import type { KindCheckpoint } from './checkpoints.ts'
 import {
   commentFromSlim,
+  docFromListV3,
   docFromV4,
   EPIC_POSITION_STEP,
   epicFromV3,
@@ -26,6 +27,7 @@ import {
   type EpicV4Fields,
 } from '../convert.ts'
 import type { Slim } from '../../../../src-shared/api/common.ts'
+import type { DocSlimV3 } from '../../../../src-shared/api/v3/docs.ts'
 import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 
 /** How a page is written: a bootstrap rewrites rows of the same version; an incremental skips them (de-duplication). */
@@ -406,12 +408,43 @@ export async function writeEpicStories(
   })
 }
 
-/** The doc id sweep (v3 list of every doc, archived too): cached docs it does not list are removed. */
-export async function writeDocList(db: OutpostDb, ids: EntityId[], checkpoint: KindCheckpoint, known: ReadonlySet<EntityId>): Promise<number> {
+/**
+ * The v3 list of every doc (archived too), which is also the doc id sweep: cached docs it does not list are
+ * removed. A bootstrap's list (`store`) also stores the docs not cached yet, by their title (`partial` until a
+ * v4 page completes them: the doc list and its search show every doc after one request). Returns how many
+ * were removed and stored.
+ */
+export async function writeDocList(
+  db: OutpostDb,
+  list: readonly DocSlimV3[],
+  checkpoint: KindCheckpoint,
+  known: ReadonlySet<EntityId>,
+  store = false,
+): Promise<{ removed: number; written: number }> {
   return db.transaction('rw', [db.docs, db.docEpics, db.checkpoints], async () => {
-    const gone = droppedFrom((await db.docs.toCollection().primaryKeys()) as EntityId[], new Set(ids), known)
+    const cachedIds = (await db.docs.toCollection().primaryKeys()) as EntityId[]
+    const gone = droppedFrom(cachedIds, new Set(list.map((d) => d.id)), known)
     await removeDocs(db, gone)
+    // Only over nothing: a page (or a write-back) that came first stored the doc whole.
+    const cached = new Set(cachedIds)
+    const fresh = store ? list.filter((d) => !cached.has(d.id)).map(docFromListV3) : []
+    await putInSlices(db.docs, fresh)
     await db.checkpoints.put(checkpoint)
+    return { removed: gone.length, written: fresh.length }
+  })
+}
+
+/**
+ * The docs the v3 list stored that no page completed, once a bootstrap's doc walk has met and its last page
+ * came: deleted on the service meanwhile (as removePartialEpics). `among`: the only docs that can be partial
+ * (the list's that no page of this run brought); without it, every doc is looked at. Returns how many.
+ */
+export async function removePartialDocs(db: OutpostDb, among?: EntityId[]): Promise<number> {
+  return db.transaction('rw', [db.docs, db.docEpics], async () => {
+    const gone = among
+      ? (await db.docs.bulkGet(among)).filter((d) => d?.partial === true).map((d) => d!.id)
+      : ((await db.docs.filter((d) => d.partial === true).primaryKeys()) as EntityId[])
+    await removeDocs(db, gone)
     return gone.length
   })
 }

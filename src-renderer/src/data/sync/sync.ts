@@ -11,9 +11,10 @@
 //   epics: the v3 list (every epic, its position and progress) .. 1
 //          v4 pages of 100 (description, comments, health) ...... ceil(E/100)
 //          the pages of what changed during the walk ............ 1
-//   docs:  v4 pages of 100 (Markdown) ........................... ceil(D/100)
+//   docs:  the v3 list (every doc's id and title) ............... 1
+//          v4 pages of 100 (Markdown) ........................... ceil(D/100)
 //          the pages of what changed during the walk ............ 1
-// that is 12 + ceil(E/100) + ceil(D/100) (an empty list is still one page).
+// that is 13 + ceil(E/100) + ceil(D/100) (an empty list is still one page).
 // The walks go from both ends of their list at once (walk.ts), so the round
 // trips one after another are about ceil(ceil(E/100) / 2), and every answer
 // is asked for with the fields the cache keeps (`fields`; the v3 list, which
@@ -31,6 +32,9 @@
 // the v4 pages, asked only for what it lacks (EPIC_V4_PAGE_FIELDS), complete
 // them. What the slims lack (author, thread, times of comments; text and
 // author of health) comes when an epic is opened (refreshEpic: 3 requests).
+// Docs likewise: the v3 list names every doc by its title, stored first
+// (partial: the doc list and its search hold every doc after one request),
+// and the doc pages bring each whole; they need not wait for it.
 //
 // After the bootstrap, a run makes: the epic and doc walks (usually one page
 // each); the whole lists of reference data and files when due; the id sweeps
@@ -51,7 +55,7 @@ import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { DocSlimV3 } from '../../../../src-shared/api/v3/docs.ts'
 import type { OperationFailure } from '../../../../src-shared/api/operations.ts'
 import type { EntityId } from '../types.ts'
-import { knownIds, removeFiles, removePartialEpics, replaceAll, writeDocList, writeEpicList, type ListedEpic } from './cache.ts'
+import { knownIds, removeFiles, removePartialDocs, removePartialEpics, replaceAll, writeDocList, writeEpicList, type ListedEpic } from './cache.ts'
 import { EPIC_LIST_V3_FIELDS } from '../convert.ts'
 import { refreshEpicStories } from './refresh.ts'
 import {
@@ -179,13 +183,14 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
     const docs = checkpoints.get('docs')!
     const docList = checkpoints.get('docList')!
     if (wanted('docs') || wanted('docList')) {
-      const sweep = docs.bootstrapped && wanted('docList') && due(docList, ctx.options.sweepIntervalMs)
-      tasks.push(task(sweep ? ['docList', 'docs'] : ['docs'], async () => {
-        if (sweep) await sweepDocs(run, docList, count)
-        // A bootstrap needs no doc sweep: the doc pages bring every doc there is.
-        else if (!docList.bootstrapped) await ctx.db.checkpoints.put({ ...docList, bootstrapped: true, syncedAt: ctx.clock() })
-        count(await walk(run, 'docs'))
-      }))
+      if (!docs.bootstrapped) tasks.push(task(['docList', 'docs'], async () => count(await bootstrapDocs(run, docList))))
+      else {
+        const sweep = wanted('docList') && due(docList, ctx.options.sweepIntervalMs)
+        tasks.push(task(sweep ? ['docList', 'docs'] : ['docs'], async () => {
+          if (sweep) await sweepDocs(run, docList, count)
+          count(await walk(run, 'docs'))
+        }))
+      }
     }
     for (const kind of [...REFERENCE_KINDS, ...FILE_KINDS]) {
       const cp = checkpoints.get(kind)!
@@ -275,14 +280,36 @@ async function sweepEpics(ctx: SyncContext, cp: KindCheckpoint, count: (r: { wri
 async function sweepDocs(ctx: SyncContext, cp: KindCheckpoint, count: (r: { removed: number }) => void): Promise<void> {
   const known = await knownIds(ctx.db.docs)
   const list = await call<DocSlimV3[]>(ctx, 'documents.v3List')
-  const removed = await writeDocList(
-    ctx.db,
-    list.map((d) => d.id),
-    { ...cp, syncedAt: ctx.clock(), done: list.length, total: list.length },
-    known,
-  )
-  count({ removed })
+  count(await writeDocList(ctx.db, list, { ...cp, syncedAt: ctx.clock(), done: list.length, total: list.length }, known))
   ctx.progress({ kind: 'docList', phase: 'incremental', done: list.length, total: list.length })
+}
+
+/**
+ * The docs' bootstrap: the v3 list of every doc (ids and titles: one request), stored first as partial rows, and
+ * the walk, which brings each doc whole, at once; the walk does not wait for the list, whose rows go only where
+ * no page came first. Docs the list stored that no page completed were deleted meanwhile. The list is not asked
+ * again once stored; should it fail, the walk's pages are stored all the same, and the failure is the run's.
+ */
+async function bootstrapDocs(ctx: SyncContext, listCp: KindCheckpoint): Promise<{ written: number; removed: number }> {
+  /** The docs the list stored in this run (partial until a page completes them). */
+  let listIds: EntityId[] | undefined
+  const listStored = listCp.bootstrapped
+    ? Promise.resolve({ written: 0, removed: 0 })
+    : (async () => {
+        const known = await knownIds(ctx.db.docs)
+        const list = await call<DocSlimV3[]>(ctx, 'documents.v3List')
+        listIds = list.map((d) => d.id)
+        const result = await writeDocList(ctx.db, list, { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), done: list.length, total: list.length }, known, true)
+        ctx.progress({ kind: 'docList', phase: 'bootstrap', done: list.length, total: list.length })
+        return result
+      })()
+  listStored.catch(() => undefined)
+  const walked = await walk(ctx, 'docs')
+  const listed = await listStored
+  const brought = walked.brought
+  const among = listIds && brought ? listIds.filter((id) => !brought.has(id)) : undefined
+  const removed = await removePartialDocs(ctx.db, among)
+  return { written: listed.written + walked.written, removed: listed.removed + removed }
 }
 
 /**
