@@ -24,6 +24,10 @@ test('an epic whose description is not downloaded says so, offers no edit of it,
   // Nothing offers to write over it: neither an edit nor "add a description".
   await expect(description.getByRole('button')).toHaveCount(0)
   await expect(description.getByRole('textbox')).toHaveCount(0)
+  // E (edit the description, as the palette asks it) says why.
+  await page.keyboard.press('e')
+  await expect(page.getByRole('region', { name: 'Notifications' }).getByText("This epic's description is not downloaded yet, so it cannot be edited", { exact: false })).toBeVisible()
+  await expect(description.getByRole('textbox')).toHaveCount(0)
   await screens(page, info, 'description-not-loaded')
   await expectNoViolations(page, 'an epic whose description is not downloaded')
 
