@@ -6,6 +6,7 @@
 // desc) meets in the middle, and independent lists go at the same time, so
 // C = ceil(ceil(E/100) / 2) for E epics. On a link of round trip RTT and down
 // bandwidth B: floor = max(G / B, C x RTT) + RTT.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { gzipSync } from 'node:zlib'
 import { request } from 'undici'
 import { DOC_V4_PAGE_FIELDS, EPIC_V4_PAGE_FIELDS } from '../src-renderer/src/data/convert.ts'
@@ -27,10 +28,17 @@ export interface LinkFloorData {
 export async function linkFloorData(service: RunningService): Promise<LinkFloorData> {
   const token = service.tokens.admin
   const get = async (path: string): Promise<Buffer> => {
-    const res = await request(`${service.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}`, 'shortcut-token': token } })
-    const body = Buffer.from(await res.body.arrayBuffer())
-    if (res.statusCode !== 200) throw new Error(`link floor: ${path} answered ${res.statusCode}`)
-    return body
+    for (;;) {
+      const res = await request(`${service.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}`, 'shortcut-token': token } })
+      const body = Buffer.from(await res.body.arrayBuffer())
+      // A large workspace's pages go past the limit's window: wait as the service says, and ask again.
+      if (res.statusCode === 429) {
+        await sleep(1000 * Number(res.headers['retry-after'] ?? 1))
+        continue
+      }
+      if (res.statusCode !== 200) throw new Error(`link floor: ${path} answered ${res.statusCode}`)
+      return body
+    }
   }
   const byAnswer: LinkFloorData['byAnswer'] = []
   const count = (what: string, bodies: Buffer[]) =>
