@@ -42,7 +42,7 @@ export function applyOverlay<T>(row: T | undefined, overlay: OverlayRow | undefi
   if (overlay.created) return overlay.patch as T
   if (row === undefined) return undefined
   const merged: Record<string, unknown> = { ...row, ...overlay.patch }
-  // A partial epic holds the description the user wrote.
+  // A partial epic or doc holds the description or text the user wrote.
   completePartial(merged, overlay.patch)
   return merged as T
 }

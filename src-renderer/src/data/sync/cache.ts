@@ -270,6 +270,16 @@ export async function writeEpicPage(
 }
 
 /**
+ * The rows of `table` still partial: among `among` when the caller knows the only ones that can be (reading every
+ * row is a scan of the whole table, in the last moments of a bootstrap), else all of them.
+ */
+async function partialIds<T extends { id: EntityId; partial?: true }, I>(table: Table<T, EntityId, I>, among?: EntityId[]): Promise<EntityId[]> {
+  return among
+    ? (await table.bulkGet(among)).filter((row) => row?.partial === true).map((row) => row!.id)
+    : ((await table.filter((row) => row.partial === true).primaryKeys()) as EntityId[])
+}
+
+/**
  * The epics the v3 list stored that no page completed, once a bootstrap's walk has met and its last page
  * came: each was in the list and in neither end of the walk nor among what changed since, so it was
  * deleted on the service meanwhile. Removed, with the checkpoint, in one transaction; returns how many.
@@ -277,11 +287,7 @@ export async function writeEpicPage(
  */
 export async function removePartialEpics(db: OutpostDb, checkpoint: KindCheckpoint, among?: EntityId[]): Promise<number> {
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
-    // Only the rows that may be partial are read when the caller knows them: reading every epic's row
-    // is a scan of the whole table, in the last moments of a bootstrap.
-    const gone = among
-      ? (await db.epics.bulkGet(among)).filter((e) => e?.partial === true).map((e) => e!.id)
-      : ((await db.epics.filter((e) => e.partial === true).primaryKeys()) as EntityId[])
+    const gone = await partialIds(db.epics, among)
     await removeEpics(db, gone)
     await db.checkpoints.put(checkpoint)
     return gone.length
@@ -441,9 +447,7 @@ export async function writeDocList(
  */
 export async function removePartialDocs(db: OutpostDb, among?: EntityId[]): Promise<number> {
   return db.transaction('rw', [db.docs, db.docEpics], async () => {
-    const gone = among
-      ? (await db.docs.bulkGet(among)).filter((d) => d?.partial === true).map((d) => d!.id)
-      : ((await db.docs.filter((d) => d.partial === true).primaryKeys()) as EntityId[])
+    const gone = await partialIds(db.docs, among)
     await removeDocs(db, gone)
     return gone.length
   })

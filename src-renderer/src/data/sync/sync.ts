@@ -258,12 +258,16 @@ async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise
   listStored.catch(() => undefined)
   const walked = await walk(ctx, 'epics', { listStored, listNewest: async () => listNewest })
   await listStored
-  // Partial rows are of the list: of this run's, those its pages did not bring (else of a run before: all are looked at).
-  const brought = walked.brought
-  const among = listIds && brought ? listIds.filter((id) => !brought.has(id)) : undefined
-  const removed = await removePartialEpics(ctx.db, await readCheckpoint(ctx.db, 'epics'), among)
+  const removed = await removePartialEpics(ctx.db, await readCheckpoint(ctx.db, 'epics'), notBrought(listIds, walked))
   return { written: written + walked.written, removed }
 }
+
+/**
+ * The rows a bootstrap's list may have left partial: of this run's list, those its walk's pages did not bring (else,
+ * a list stored by a run before, undefined: all are looked at).
+ */
+const notBrought = (listIds: EntityId[] | undefined, walked: { brought?: ReadonlySet<EntityId> }): EntityId[] | undefined =>
+  listIds && walked.brought ? listIds.filter((id) => !walked.brought!.has(id)) : undefined
 
 /** The epic id sweep (the v3 list: ids, positions, progress): deletions found, positions and progress refreshed. */
 async function sweepEpics(ctx: SyncContext, cp: KindCheckpoint, count: (r: { written: number; removed: number }) => void): Promise<ReadonlyMap<number, ListedEpic>> {
@@ -306,9 +310,7 @@ async function bootstrapDocs(ctx: SyncContext, listCp: KindCheckpoint): Promise<
   listStored.catch(() => undefined)
   const walked = await walk(ctx, 'docs')
   const listed = await listStored
-  const brought = walked.brought
-  const among = listIds && brought ? listIds.filter((id) => !brought.has(id)) : undefined
-  const removed = await removePartialDocs(ctx.db, among)
+  const removed = await removePartialDocs(ctx.db, notBrought(listIds, walked))
   return { written: listed.written + walked.written, removed: listed.removed + removed }
 }
 
