@@ -187,6 +187,12 @@ export function epicFromV3(e: EpicSlimV3 | EpicV3, cachedDescription = ''): Cach
   }
 }
 
+/**
+ * An epic as the bootstrap's v3 list gives it: every field but the description (the cached one, or ''), `partial`
+ * until a v4 page or a GET brings the rest.
+ */
+export const epicFromListV3 = (e: EpicSlimV3, cachedDescription = ''): CachedEpic => ({ ...epicFromV3(e, cachedDescription), partial: true })
+
 // ---- stories and progress ----
 
 /** An epic's progress from the stats a v3 answer carries; none when it carries none (a list trimmed to other fields). */

@@ -19,6 +19,7 @@
 // schedule, and on the user's Sync now, until a run gets through.
 import type { EventChannel, EventOf, ScheduleTrigger } from '../../../src-shared/ipc.ts'
 import type { OutpostDb } from './db.ts'
+import { handedRowsEnded, handRows } from './handed-rows.ts'
 import { reportCacheProblems } from './problems.ts'
 import type { LockFn } from './lock.ts'
 import type { OutboxJournal } from './outbox/journal.ts'
@@ -270,6 +271,7 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     lock: options.lock,
     options: options.sync,
     onProgress: reportProgress,
+    onHandOver: (handed) => handRows(db, handed),
   })
 
   // ---- storage that is full ----
@@ -373,19 +375,22 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
   }
 
   const runSyncer = (force: boolean, prefetch: boolean) =>
-    syncer.sync({
-      force,
-      // Files are not downloaded ahead of use while room is short: that room is what was just cleared.
-      prefetch,
-      metered: options.metered?.() === true,
-      signal: controller.signal,
-      started: () => setStatus({ state: 'syncing', progress: null, error: null }),
-      // The lists are stored: the workspace is synced, whatever files are still downloaded ahead of use.
-      listed: async () => {
-        listedInRun = true
-        await setStatus({ state: 'idle', phase: null, progress: null, lastSyncedAt: clock(), bootstrapped: await isBootstrapped(db), error: null })
-      },
-    })
+    syncer
+      .sync({
+        force,
+        // Files are not downloaded ahead of use while room is short: that room is what was just cleared.
+        prefetch,
+        metered: options.metered?.() === true,
+        signal: controller.signal,
+        started: () => setStatus({ state: 'syncing', progress: null, error: null }),
+        // The lists are stored: the workspace is synced, whatever files are still downloaded ahead of use.
+        listed: async () => {
+          listedInRun = true
+          await setStatus({ state: 'idle', phase: null, progress: null, lastSyncedAt: clock(), bootstrapped: await isBootstrapped(db), error: null })
+        },
+      })
+      // The rows it handed this window are in the cache now, or will not be.
+      .finally(() => handedRowsEnded(db))
 
   const runOnce = async (force: boolean): Promise<SyncReport | null> => {
     if (stopped) return null

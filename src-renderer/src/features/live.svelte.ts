@@ -13,12 +13,14 @@ import { afterNextFrame } from '../lib/frames.ts'
 import { yieldToEventLoop } from '../lib/yield.ts'
 import { byId, writeStatesOf, type WriteState } from './lookup.ts'
 import { SYNC_STATUS_KEY, syncStatus, type SyncStatus } from '../data/data-layer.ts'
+import { HandedInList, onHandedRows } from '../data/handed-rows.ts'
 import {
   mergedCategories,
   mergedDocs,
   mergedEpics,
   mergedEpicsById,
   mergedFiles,
+  mergedHandedEpics,
   mergedLabels,
   mergedLinkedFiles,
   mergedObjectives,
@@ -83,17 +85,28 @@ const SAVE_FIRST_SCREEN_AFTER_MS = 2_000
 function epicsSource(db: OutpostDb): Source<CachedEpic[]> {
   // The last whole list, newest first: a commit that names its epics changes only those in it.
   let list: CachedEpic[] = []
-  const whole = watchedSource(
+  /** Epics the sync handed before storing them, until read from the cache. */
+  const handed = new HandedInList()
+  const watched = watchedSource(
     db,
     [{ table: 'epics' }, overlayOf('epic')],
-    async () => (list = await mergedEpics(db).then(newestFirst)),
+    async () => (list = handed.withWhole(await mergedEpics(db).then(newestFirst))),
     () => takeEarlyFirstScreen(db) ?? recentEpics(db, FIRST_SCREEN_EPICS),
     async (changed) => {
       const fresh = await mergedEpicsById(db, epicIdsIn(changed))
+      handed.keepIn(fresh)
       await yieldToEventLoop()
       return (list = replaceInOrder(list, fresh))
     },
   )
+  /** Takes in the handed epics the list lacks, or, once the run ended (null), reads what is left of them from the cache. */
+  const takeHanded = async (rows: readonly CachedEpic[] | null): Promise<boolean> => {
+    const fresh = rows === null ? (handed.size > 0 ? await mergedEpicsById(db, handed.end()) : null) : handed.take(list, await mergedHandedEpics(db, rows))
+    if (!fresh || fresh.size === 0) return false
+    await yieldToEventLoop()
+    list = replaceInOrder(list, fresh)
+    return true
+  }
   return (observer) => {
     let saving: ReturnType<typeof setTimeout> | undefined
     let latest: CachedEpic[] | undefined
@@ -105,8 +118,25 @@ function epicsSource(db: OutpostDb): Source<CachedEpic[]> {
     }
     const saved = readFirstScreen(db.name)
     if (saved?.length) observer.next(saved, true)
-    const stop = whole({
+    // One at a time, in the order they came: the rows, then the run's end. Those of a run that ended while
+    // nothing listened are not the list's: the hub tells those of a run under way again.
+    handed.clear()
+    let handing = Promise.resolve()
+    const stopHanded = onHandedRows(db, 'epic', (rows) => {
+      // With them the list holds every epic: whole, though the cache's own read may not have come yet.
+      handing = handing
+        .then(() => takeHanded(rows))
+        .then(
+          (changed) => {
+            if (changed) observer.next(list)
+          },
+          (error: unknown) => observer.error(error),
+        )
+    })
+    const stop = watched({
+      // The list as it is now: handed epics may have come since this read began.
       next: (value, partial) => {
+        if (!partial) value = list
         observer.next(value, partial)
         if (partial) return
         latest = value
@@ -119,6 +149,7 @@ function epicsSource(db: OutpostDb): Source<CachedEpic[]> {
     return () => {
       removeEventListener('pagehide', save)
       save()
+      stopHanded()
       stop()
     }
   }

@@ -5,6 +5,7 @@ import { OutpostDb } from '../db.ts'
 import { cachedEpic } from '../../../../testing/cached-rows.ts'
 import type { CachedComment, CachedDoc, CachedEpic, CachedFile, OverlayRow } from '../types.ts'
 import { createSearch, SEARCH_MARKS, type LocalSearch } from './index.ts'
+import { handedRowsEnded, handRows } from '../handed-rows.ts'
 
 let opened: { db: OutpostDb; search?: LocalSearch }[] = []
 let dbCount = 0
@@ -473,6 +474,63 @@ describe('incremental updates', () => {
     await db.epics.put(epic(9, 'After dispose'))
     await search.settled()
     expect(search.query('dispose')).toEqual([])
+  })
+})
+
+describe('rows the sync hands over before storing them', () => {
+  it('finds them by their titles at once, keeps them while the cache does not hold them, then follows the cache', async () => {
+    const { db, search } = await seeded()
+    const handed = Array.from({ length: 80 }, (_, i) => ({ ...epic(500 + i, `Zephyr roadmap ${i}`), partial: true as const }))
+    handRows(db, { kind: 'epic', rows: handed })
+    await search.settled()
+    expect(search.query('zephyr', { limit: 500 })).toHaveLength(80)
+    // A walk's page (a write that names no keys: a rescan) before the list is stored takes none of them away.
+    await db.epics.bulkPut(Array.from({ length: 60 }, (_, i) => epic(700 + i, `Telemetry probe ${i}`)))
+    await search.settled()
+    expect(search.query('zephyr', { limit: 500 })).toHaveLength(80)
+    expect(search.query('telemetry', { limit: 500 })).toHaveLength(60)
+    // The list stored, one of them renamed since by a page: the cache's rows from then on.
+    await db.epics.bulkPut(handed.slice(0, 79))
+    await db.epics.put({ ...handed[0], name: 'Annual plan', updated_at: stamp() })
+    await search.settled()
+    expect(ids(search, 'annual plan')).toEqual(['epic:500'])
+    expect(search.query('zephyr', { limit: 500 })).toHaveLength(79)
+    // The run ended: the one the cache never got (deleted on the service meanwhile) goes.
+    handedRowsEnded(db)
+    await search.settled()
+    expect(search.query('zephyr', { limit: 500 }).map((r) => r.id)).not.toContain(579)
+    expect(search.query('zephyr', { limit: 500 })).toHaveLength(78)
+  })
+
+  it("lays the user's changes over them, and leaves out those the cache already holds", async () => {
+    const { db, search } = await seeded()
+    await db.overlay.bulkPut([overlay('epic', '600', {}, { deleted: true }), overlay('epic', '601', { name: 'Renamed offline' })])
+    await search.settled()
+    handRows(db, {
+      kind: 'epic',
+      rows: [
+        { ...epic(600, 'Deleted here'), partial: true },
+        { ...epic(601, 'Old name'), partial: true },
+        // The cache's copy of epic 1 is the one kept.
+        { ...epic(1, 'Stale copy'), partial: true },
+      ],
+    })
+    await search.settled()
+    expect(ids(search, 'deleted here')).toEqual([])
+    expect(ids(search, 'renamed offline')).toEqual(['epic:601'])
+    expect(ids(search, 'stale copy')).toEqual([])
+    expect(ids(search, 'design system tokens')).toEqual(['epic:1'])
+  })
+
+  it('finds the docs handed by their titles, until their pages bring their text', async () => {
+    const { db, search } = await seeded()
+    handRows(db, { kind: 'doc', rows: [{ ...doc('d-9', 'Incident review', ''), updated_at: '', partial: true }] })
+    await search.settled()
+    expect(ids(search, 'incident review')).toEqual(['doc:d-9'])
+    await db.docs.put(doc('d-9', 'Incident review', 'What happened to the *pager* rota.'))
+    handedRowsEnded(db)
+    await search.settled()
+    expect(ids(search, 'pager')).toEqual(['doc:d-9'])
   })
 })
 

@@ -25,6 +25,7 @@ import {
 import { emptyChangeSet, isEmpty, mergeChanges, parseOverlayKey, watchChanges, type ChangeSet } from './changes.ts'
 import { Slicer } from './slices.ts'
 import { yieldToEventLoop } from '../../lib/yield.ts'
+import { onHandedRows, type HandedKind, type HandedListener, type HandedRows } from '../handed-rows.ts'
 import { isBodyTerm, isStopWord, normaliseTerm, snippet, terms, tokenize } from './text.ts'
 
 export type { SearchKind } from './documents.ts'
@@ -110,6 +111,8 @@ const BUILD_PAGE: Record<SearchKind, number> = { epic: 500, doc: 50, file: 500, 
  * worker's writes while a bootstrap runs: 100 rows a request made a pass over 45,000 epics take 19 s at 50,000 epics.
  */
 const REFRESH_BATCH: Record<SearchKind, number> = { ...BUILD_PAGE, doc: 100 }
+/** The order a pass takes its kinds in: the small rows first, docs (~10 KB of text each) last. */
+const PASS_ORDER: readonly SearchKind[] = ['epic', 'file', 'linkedFile', 'comment', 'doc']
 /** Rows a rescan compares between two turns of the event loop. */
 const RESCAN_SLICE = 2_000
 /** See SearchOptions.startDelayMs. */
@@ -282,6 +285,11 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   }
 
   let pending = emptyChangeSet()
+  /** Rows the sync handed before storing them (data/handed-rows.ts), for the next pass. */
+  let handed: HandedRows[] = []
+  /** Keys indexed from handed rows that no read of the cache has found since: kept while a read misses them. */
+  const handedKeys = new Set<string>()
+  const nothingPending = () => isEmpty(pending) && handed.length === 0
   let building = true
   let disposed = false
   let buildMs = 0
@@ -298,6 +306,44 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     mergeChanges(pending, changes)
     schedule()
   })
+  const onHanded =
+    <K extends HandedKind>(kind: K): HandedListener<K> =>
+    (rows) => {
+      if (rows) {
+        handed.push({ kind, rows } as HandedRows)
+        schedule('now')
+        return
+      }
+      // The run ended: what the cache holds of them now is read, and those it does not hold go.
+      handed = handed.filter((h) => h.kind !== kind)
+      for (const key of handedKeys) {
+        if (!key.startsWith(`${kind}:`)) continue
+        let ids = pending.rows.get(kind)
+        if (!ids) pending.rows.set(kind, (ids = new Set()))
+        ids.add(idOfKey(key))
+        handedKeys.delete(key)
+      }
+      schedule()
+    }
+  const stopHanded = [onHandedRows(db, 'epic', onHanded('epic')), onHandedRows(db, 'doc', onHanded('doc'))]
+
+  /**
+   * Indexes the handed rows the index does not hold yet, with the user's changes laid over them. Called by a
+   * pass, at its start and between its reads: they are titles a user may be typing now.
+   */
+  async function applyHanded(): Promise<void> {
+    while (handed.length > 0) {
+      const { kind, rows } = handed.shift()!
+      const overlays = new Map((await slicer.wait(db.overlay.where('kind').equals(kind).toArray())).map((o) => [o.id, o]))
+      for (const row of rows) {
+        const key = documentKey(kind, row.id)
+        if (serverStamps.has(key) || disposed) continue
+        apply(entityState(kind, row.id, row as unknown as Record<string, unknown>, overlays.get(String(row.id))))
+        handedKeys.add(key)
+        if (slicer.spent) await slicer.pause()
+      }
+    }
+  }
 
   function apply(state: EntityState): void {
     const { key, document } = state
@@ -347,10 +393,13 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
           const key = documentKey(kind, row.id as EntityId)
           const overlay = overlays.get(key)
           overlays.delete(key)
+          handedKeys.delete(key)
           apply(entityState(kind, row.id as EntityId, row, overlay))
           if (slicer.spent) await slicer.pause()
         }
         last = page[page.length - 1].id as IndexableType
+        // A build during a bootstrap reads behind the sync's writes: what it handed is not kept waiting for it.
+        await applyHanded()
       }
       bump()
     }
@@ -378,6 +427,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       const id = ids[i] as EntityId
       const key = documentKey(kind, id)
       seen.add(key)
+      handedKeys.delete(key)
       // A doc indexed without its markdown gets it later under the same updated_at: read those again. Not a doc of
       // the list of every doc (no version yet, ''): the page that completes it brings a version.
       const contentless = kind === 'doc' && stamps[i] !== '' && documents.get(key)?.body === ''
@@ -385,7 +435,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     }
     const prefix = `${kind}:`
     for (const key of serverStamps.keys()) {
-      if (key.startsWith(prefix) && !seen.has(key)) changed.push(idOfKey(key))
+      if (key.startsWith(prefix) && !seen.has(key) && !handedKeys.has(key)) changed.push(idOfKey(key))
     }
     return changed
   }
@@ -426,13 +476,21 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       const [kind, id] = parseOverlayKey(key)
       add(kind, typedId(kind, id))
     }
-    for (const [kind, ids] of work) {
+    // Kinds whose rows are small first: a pass over thousands of docs' text does not hold back the epics' titles.
+    for (const kind of PASS_ORDER) {
+      const ids = work.get(kind)
+      if (!ids) continue
       const all = [...ids]
       for (let i = 0; i < all.length; i += REFRESH_BATCH[kind]) {
         const ids = all.slice(i, i + REFRESH_BATCH[kind])
         const [rows, overlays] = await slicer.wait(readRows(db, kind, ids))
+        await applyHanded()
         if (disposed) return
         for (let j = 0; j < ids.length; j++) {
+          const key = documentKey(kind, ids[j])
+          // A handed row the cache does not hold yet stays as it was handed.
+          if (rows[j] === undefined && handedKeys.has(key)) continue
+          handedKeys.delete(key)
           apply(entityState(kind, ids[j], rows[j], overlays[j]))
           if (slicer.spent) await slicer.pause()
         }
@@ -447,13 +505,14 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       // What came in meanwhile waits for the next pass (see PACE).
       const changes = pending
       pending = emptyChangeSet()
+      await applyHanded()
       await applyChanges(changes)
       bump()
       await vacuumIfDirty()
     } finally {
       slicer.end()
     }
-    if (!disposed && isEmpty(pending)) mark(SEARCH_MARKS.settled, { documents: documents.size })
+    if (!disposed && nothingPending()) mark(SEARCH_MARKS.settled, { documents: documents.size })
     prepareWhenIdle(QUIET_MS)
   }
 
@@ -463,7 +522,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
 
   /** Takes in the pending changes now, or once the pace allows (`now`: at once, as `settled` needs). */
   function schedule(at: 'paced' | 'now' = 'paced'): void {
-    if (working || building || disposed || isEmpty(pending)) return
+    if (working || building || disposed || nothingPending()) return
     if (at === 'now') {
       clearTimeout(paced)
       paced = undefined
@@ -485,7 +544,8 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
         working = null
         lastEnd = now()
         lastDuration = lastEnd - start
-        schedule()
+        // Handed epics are titles the user may be typing now: they do not wait for the pace.
+        schedule(handed.length > 0 ? 'now' : 'paced')
       })
   }
 
@@ -635,7 +695,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     },
     async settled() {
       await ready
-      while (!disposed && (working || !isEmpty(pending))) {
+      while (!disposed && (working || !nothingPending())) {
         schedule('now')
         await working
       }
@@ -652,6 +712,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       clearTimeout(preparing)
       clearTimeout(paced)
       stopWatching()
+      for (const stop of stopHanded) stop()
       listeners.clear()
       documents.clear()
       forget()

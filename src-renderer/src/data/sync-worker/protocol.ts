@@ -10,6 +10,7 @@ import type { IpcResult, RequestChannel } from '../../../../src-shared/ipc.ts'
 import { SyncError, type SyncOptions, type SyncProgress, type SyncReport } from '../sync/index.ts'
 import { TransportError } from '../transport.ts'
 import { isStorageFull } from '../storage-full.ts'
+import type { HandedRows } from '../handed-rows.ts'
 
 /** What a sync run asks of the main side, and all the worker may ask. */
 export const SYNC_CHANNELS = ['outpost:api.call', 'outpost:files.download', 'outpost:files.discard'] as const satisfies readonly RequestChannel[]
@@ -55,6 +56,8 @@ export type FromWorker =
   /** The run's lists are stored (what follows is files downloaded ahead of use). */
   | { type: 'listed'; id: number }
   | { type: 'progress'; progress: SyncProgress }
+  /** Part of the rows of a bootstrap's list, before they are stored (SyncerOptions.onHandOver); `last` ends them. */
+  | { type: 'handed'; handed: HandedRows; last: boolean }
   | { type: 'done'; id: number; report: SyncReport }
   | { type: 'failed'; id: number; failure: RunFailure }
   /** A request to the main side, which the window makes with its own bridge. */

@@ -12,6 +12,7 @@ import { BridgeError, type Bridge } from '../../lib/bridge.ts'
 import { messageOf } from '../../lib/errors.ts'
 import { yieldToEventLoop } from '../../lib/yield.ts'
 import { createSyncer, type Syncer, type SyncerOptions, type SyncReport } from '../sync/index.ts'
+import type { HandedRows } from '../handed-rows.ts'
 import { errorOfRun, isSyncChannel, RELAY_PART_ITEMS, type FromWorker, type HostAddress, type Port, type ToWorker } from './protocol.ts'
 
 /** The worker as the window holds it: its port, and the errors that say it failed. */
@@ -90,6 +91,9 @@ export function workerSyncer(port: SyncWorkerPort, bridge: Pick<Bridge, 'call'>,
     post({ type: 'answer', id, result: { ok: true, value: [] }, parts })
   }
 
+  /** The rows a bootstrap hands over, as their parts come. */
+  let handed: unknown[] = []
+
   port.addEventListener('message', ({ data: message }) => {
     switch (message.type) {
       case 'ready':
@@ -103,6 +107,12 @@ export function workerSyncer(port: SyncWorkerPort, bridge: Pick<Bridge, 'call'>,
         return
       case 'progress':
         config.onProgress?.(message.progress)
+        return
+      case 'handed':
+        for (const row of message.handed.rows) handed.push(row)
+        if (!message.last) return
+        config.onHandOver?.({ kind: message.handed.kind, rows: handed } as HandedRows)
+        handed = []
         return
       case 'started':
         void runs.get(message.id)?.started?.()

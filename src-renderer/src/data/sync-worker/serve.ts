@@ -7,10 +7,11 @@
 // a worker shares with its windows).
 import { BridgeError, type Bridge } from '../../lib/bridge.ts'
 import type { OutpostDb } from '../db.ts'
+import type { HandedRows } from '../handed-rows.ts'
 import type { LockFn } from '../lock.ts'
 import { createSyncer, type Syncer } from '../sync/index.ts'
 import type { Transport } from '../transport.ts'
-import { failureOfRun, isSyncChannel, type FromWorker, type HostAddress, type Port, type ToWorker } from './protocol.ts'
+import { failureOfRun, isSyncChannel, RELAY_PART_ITEMS, type FromWorker, type HostAddress, type Port, type ToWorker } from './protocol.ts'
 
 export interface ServeOptions {
   openDb(name: string): OutpostDb
@@ -71,6 +72,13 @@ export function serveSync(port: Port<ToWorker, FromWorker>, options: ServeOption
           lock: options.lock,
           options: message.options,
           onProgress: (progress) => post({ type: 'progress', progress }),
+          // In parts: 10,000 epics in one message would be one long task of the window taking them in.
+          onHandOver: ({ kind, rows }) => {
+            for (let i = 0; i === 0 || i < rows.length; i += RELAY_PART_ITEMS) {
+              const part = { kind, rows: rows.slice(i, i + RELAY_PART_ITEMS) } as HandedRows
+              post({ type: 'handed', handed: part, last: i + RELAY_PART_ITEMS >= rows.length })
+            }
+          },
         })
         post({ type: 'ready' })
         return

@@ -1,8 +1,9 @@
 // The sync worker's conversation with its window, over a real MessageChannel:
 // runs made in the "worker" (serveSync on one port) fill the cache the window
-// reads, their progress and outcome reach the window, requests can be relayed
-// through the window's bridge (long lists in parts), and a worker that never
-// starts leaves the runs to the window.
+// reads, their progress, the epics handed before they are stored and their
+// outcome reach the window, requests can be relayed through the window's
+// bridge (long lists in parts), and a worker that never starts leaves the
+// runs to the window.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RequestChannel } from '../../../../src-shared/ipc.ts'
 import { BridgeError, type Bridge } from '../../lib/bridge.ts'
@@ -70,7 +71,17 @@ describe('the sync worker', () => {
     const { window } = connected(worker)
     const db = world.openDb('worker-runs')
     const progress: SyncProgress[] = []
-    const syncer = workerSyncer(window, windowBridge(), { db, transport: here, clock: Date.now, options: noFiles, onProgress: (p) => progress.push(p) })
+    const handed: number[][] = []
+    const syncer = workerSyncer(window, windowBridge(), {
+      db,
+      transport: here,
+      clock: Date.now,
+      options: noFiles,
+      onProgress: (p) => progress.push(p),
+      onHandOver: ({ kind, rows }) => {
+        if (kind === 'epic') handed.push(rows.map((e) => e.id as number))
+      },
+    })
     let started = 0
     const report = await syncer.sync({ started: () => void started++ })
     expect(report.bootstrap).toBe(true)
@@ -81,6 +92,9 @@ describe('the sync worker', () => {
     expect(await db.epics.count()).toBe(c.epics)
     expect(await db.docs.count()).toBe(c.docs)
     expect(progress.some((p) => p.kind === 'epics' && p.done === c.epics)).toBe(true)
+    // The bootstrap's list of every epic reached the window once, whole.
+    expect(handed).toHaveLength(1)
+    expect(handed[0].sort((a, b) => a - b)).toEqual((await db.epics.toCollection().primaryKeys()) as number[])
     // What the user opens is fetched here, not in the worker.
     await syncer.refreshEpic((await db.epics.toCollection().first())!.id as number)
     expect(here.counted.total()).toBeGreaterThan(0)

@@ -15,7 +15,7 @@ import {
   docFromListV3,
   docFromV4,
   EPIC_POSITION_STEP,
-  epicFromV3,
+  epicFromListV3,
   epicFromV4,
   healthFromSlim,
   mergeRow,
@@ -360,7 +360,7 @@ export async function writeEpicList(
         if (held && !(replaces(held, e.updated_at as string, 'incremental') && held.updated_at !== e.updated_at)) continue
         if (held) redone.push(e.id)
         const description = typeof held?.description === 'string' ? held.description : ''
-        changed.push({ ...epicFromV3(e as EpicSlimV3, description), partial: true })
+        changed.push(epicFromListV3(e as EpicSlimV3, description))
         byId.delete(e.id)
       }
     }

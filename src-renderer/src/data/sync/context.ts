@@ -4,6 +4,7 @@ import type { OperationName, OperationQuery, OperationRequest } from '../../../.
 import type { OutpostDb } from '../db.ts'
 import { failureOf, type Transport } from '../transport.ts'
 import type { SyncKind } from './checkpoints.ts'
+import type { HandedRows } from '../handed-rows.ts'
 
 export interface SyncOptions {
   /** Items per v4 page (the service allows 1 to 100). */
@@ -60,6 +61,12 @@ export interface SyncContext {
   options: Required<SyncOptions>
   signal?: AbortSignal
   progress: (p: SyncProgress) => void
+  /**
+   * Told the rows of a bootstrap's v3 lists (every epic; every doc by its title), as the cache will hold them,
+   * before they are stored: the window's list and search show them meanwhile (storing 10,000 epics behind the
+   * walk's writes, then reading them back, takes seconds). See data/handed-rows.ts.
+   */
+  handOver?: (handed: HandedRows) => void
 }
 
 /** A sync request: background lane, and nothing sent or stored once the run is stopped. */

@@ -3,6 +3,7 @@
 // at a time per database across windows (the sync lock).
 import type { OutpostDb } from '../db.ts'
 import type { Transport } from '../transport.ts'
+import type { HandedRows } from '../handed-rows.ts'
 import type { CachedDoc, CachedEpic, CachedFileContent, EntityId } from '../types.ts'
 import { DEFAULT_SYNC_OPTIONS, type SyncContext, type SyncOptions, type SyncProgress } from './context.ts'
 import { openFile } from './files.ts'
@@ -25,6 +26,8 @@ export interface SyncerOptions {
   lock?: LockFn
   options?: SyncOptions
   onProgress?: (progress: SyncProgress) => void
+  /** Told the rows of a bootstrap's lists before they are stored (SyncContext.handOver). */
+  onHandOver?: (handed: HandedRows) => void
 }
 
 export interface Syncer {
@@ -54,7 +57,7 @@ export function createSyncer(config: SyncerOptions): Syncer {
     sync: (run = {}) =>
       lock(syncLockName(db.name), async () => {
         await run.started?.()
-        const ctx: SyncContext = { db, transport, clock, options, signal: run.signal, progress: (p) => config.onProgress?.(p) }
+        const ctx: SyncContext = { db, transport, clock, options, signal: run.signal, progress: (p) => config.onProgress?.(p), handOver: config.onHandOver }
         return runSync(ctx, run)
       }),
     refreshEpic: (id) => refreshEpic({ db, transport, clock }, id),

@@ -30,10 +30,14 @@
 // epic with them, and every field but the description. A bootstrap stores its
 // rows first (partial: the epic list shows every epic after one request), and
 // the v4 pages, asked only for what it lacks (EPIC_V4_PAGE_FIELDS), complete
-// them. What the slims lack (author, thread, times of comments; text and
-// author of health) comes when an epic is opened (refreshEpic: 3 requests).
-// Docs likewise: the v3 list names every doc by its title, stored first
-// (partial: the doc list and its search hold every doc after one request),
+// them. The window is handed the list's rows before they are stored
+// (ctx.handOver): storing 10,000 rows behind the walk's writes and reading
+// them back takes seconds. What the slims lack (author, thread, times of
+// comments; text and author of health) comes when an epic is opened
+// (refreshEpic: 3 requests).
+// Docs likewise: the v3 list names every doc by its title, handed to the
+// window and stored first (partial: the doc list and its search hold every doc
+// after one request),
 // and the doc pages bring each whole; they need not wait for it.
 //
 // After the bootstrap, a run makes: the epic and doc walks (usually one page
@@ -56,7 +60,7 @@ import type { DocSlimV3 } from '../../../../src-shared/api/v3/docs.ts'
 import type { OperationFailure } from '../../../../src-shared/api/operations.ts'
 import type { EntityId } from '../types.ts'
 import { knownIds, removeFiles, removePartialDocs, removePartialEpics, replaceAll, writeDocList, writeEpicList, type ListedEpic } from './cache.ts'
-import { EPIC_LIST_V3_FIELDS } from '../convert.ts'
+import { docFromListV3, EPIC_LIST_V3_FIELDS, epicFromListV3 } from '../convert.ts'
 import { refreshEpicStories } from './refresh.ts'
 import {
   FILE_KINDS,
@@ -249,6 +253,7 @@ async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise
         const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: [...EPIC_LIST_V3_FIELDS] })
         listNewest = list.reduce<string | null>((newest, e) => (newest === null || e.updated_at > newest ? e.updated_at : newest), null)
         listIds = list.map((e) => e.id)
+        ctx.handOver?.({ kind: 'epic', rows: list.map((e) => epicFromListV3(e)) })
         const done = { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), since: listNewest, done: list.length, total: list.length }
         const result = await writeEpicList(ctx.db, list, done, known, true)
         written += result.written
@@ -303,6 +308,7 @@ async function bootstrapDocs(ctx: SyncContext, listCp: KindCheckpoint): Promise<
         const known = await knownIds(ctx.db.docs)
         const list = await call<DocSlimV3[]>(ctx, 'documents.v3List')
         listIds = list.map((d) => d.id)
+        ctx.handOver?.({ kind: 'doc', rows: list.map(docFromListV3) })
         const result = await writeDocList(ctx.db, list, { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), done: list.length, total: list.length }, known, true)
         ctx.progress({ kind: 'docList', phase: 'bootstrap', done: list.length, total: list.length })
         return result
