@@ -1,7 +1,7 @@
 // The main window's options, as a plain function so a test can read every
 // security setting without Electron.
 import type { BrowserWindowConstructorOptions } from 'electron'
-import type { WindowBounds } from './window-state.ts'
+import { MIN_HEIGHT, MIN_WIDTH, type WindowBounds } from './window-state.ts'
 
 export interface WindowOptionsInput {
   /** The built preload script (out/preload/index.cjs). */
@@ -13,9 +13,6 @@ export interface WindowOptionsInput {
   /** DevTools only in a development build. */
   devTools: boolean
 }
-
-export const MIN_WIDTH = 720
-export const MIN_HEIGHT = 480
 
 export function windowOptions(input: WindowOptionsInput): BrowserWindowConstructorOptions {
   const bounds = input.bounds ?? { width: 1200, height: 800 }

@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { MIN_HEIGHT, MIN_WIDTH } from './window-options.ts'
-import { fitToDisplays, loadWindowState, parseWindowState, saveWindowState, type DisplayArea } from './window-state.ts'
+import { fitToDisplays, loadWindowState, MIN_HEIGHT, MIN_WIDTH, parseWindowState, saveWindowState, type DisplayArea } from './window-state.ts'
 
 const laptop: DisplayArea = { x: 0, y: 0, width: 1440, height: 875 }
 const external: DisplayArea = { x: 1440, y: 0, width: 2560, height: 1400 }

@@ -4,7 +4,10 @@
 // is gone does not open off-screen.
 import { readFile } from 'node:fs/promises'
 import { writeFileAtomically } from '../secrets/write-atomically.ts'
-import { MIN_HEIGHT, MIN_WIDTH } from './window-options.ts'
+
+/** The smallest window the interface is laid out for (800 × 600 screens leave room for the OS's bars). */
+export const MIN_WIDTH = 720
+export const MIN_HEIGHT = 480
 
 export interface WindowBounds {
   x?: number

@@ -3,13 +3,13 @@
 import type { Activity, ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { findOrCreateLabel, type LabelParams } from '../labels/label.ts'
+import { objectives } from '../objectives/objective.ts'
 import {
   comments,
   epics,
   groups,
   healths,
   members,
-  objectives,
   stories,
   type EpicRecord,
 } from './records.ts'

@@ -3,7 +3,6 @@
 import type { ServiceContext } from '../../context.ts'
 import type { GroupRecord } from '../groups/index.ts'
 import type { MemberRecord } from '../members/member.ts'
-import type { ObjectiveRecord } from '../objectives/index.ts'
 import type { StoryRecord, WorkflowStateRecord } from '../stories/story.ts'
 
 export type { StoryRecord }
@@ -96,7 +95,6 @@ export const healths = (ctx: ServiceContext) => ctx.col<HealthRecord>('epic_heal
 export const epicStates = (ctx: ServiceContext) => ctx.col<EpicStateRecord>('epic_state')
 export const members = (ctx: ServiceContext) => ctx.col<MemberRecord>('member')
 export const groups = (ctx: ServiceContext) => ctx.col<GroupRecord>('group')
-export const objectives = (ctx: ServiceContext) => ctx.col<ObjectiveRecord>('objective')
 export const stories = (ctx: ServiceContext) => ctx.col<StoryRecord>('story')
 export const workflowStates = (ctx: ServiceContext) => ctx.col<WorkflowStateRecord>('workflow_state')
 

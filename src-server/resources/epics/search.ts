@@ -3,7 +3,8 @@
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { labels } from '../labels/label.ts'
-import { epicStates, groups, members, objectives, type EpicRecord } from './records.ts'
+import { objectives } from '../objectives/objective.ts'
+import { epicStates, groups, members, type EpicRecord } from './records.ts'
 
 interface Operator {
   key: string

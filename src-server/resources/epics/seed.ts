@@ -5,7 +5,8 @@ import type { SeedContext, SeedRandom } from '../../seed/plan.ts'
 import type { MemberRecord } from '../members/member.ts'
 import { Mentions } from './epic.ts'
 import { labels } from '../labels/label.ts'
-import { comments, epics, groups, healths, members, objectives, type CommentRecord, type EpicRecord, type HealthRecord } from './records.ts'
+import { objectives } from '../objectives/objective.ts'
+import { comments, epics, groups, healths, members, type CommentRecord, type EpicRecord, type HealthRecord } from './records.ts'
 import { applyStateType, orderedStates } from './workflow.ts'
 
 const DEMO_EPICS: [string, string][] = [

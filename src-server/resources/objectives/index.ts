@@ -21,28 +21,8 @@ import { categoryV3, createCategory, type CategoryRecord } from '../categories/i
 import type { EpicRecord } from '../epics/records.ts'
 import { EpicViewsV3 } from '../epics/render.ts'
 import { stories, type StoryRecord } from '../stories/story.ts'
+import { objectives, type ObjectiveRecord } from './objective.ts'
 
-export interface ObjectiveRecord {
-  id: number
-  name: string
-  description: string
-  archived: boolean
-  state: ObjectiveState
-  started: boolean
-  started_at: string | null
-  started_at_override: string | null
-  completed: boolean
-  completed_at: string | null
-  completed_at_override: string | null
-  category_ids: number[]
-  key_result_ids: string[]
-  owner_ids: string[]
-  position: number
-  created_at: string
-  updated_at: string
-}
-
-export const objectives = (ctx: ServiceContext) => ctx.col<ObjectiveRecord>('objective')
 const epics = (ctx: ServiceContext) => ctx.col<EpicRecord>('epic')
 const categories = (ctx: ServiceContext) => ctx.col<CategoryRecord>('category')
 
