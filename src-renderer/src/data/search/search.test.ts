@@ -522,6 +522,19 @@ describe('rows the sync hands over before storing them', () => {
     expect(ids(search, 'design system tokens')).toEqual(['epic:1'])
   })
 
+  it('takes in rows handed while it is being built, and holds them once built', async () => {
+    const db = openDb()
+    await db.epics.bulkPut(Array.from({ length: 1_200 }, (_, i) => epic(i + 1, `Backlog item ${i}`)))
+    const search = start(db, { sliceMs: 1 })
+    // Handed as the build reads its first page.
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    handRows(db, { kind: 'epic', rows: [{ ...epic(5_000, 'Lighthouse audit'), partial: true }] })
+    await search.ready
+    await search.settled()
+    expect(ids(search, 'lighthouse audit')).toEqual(['epic:5000'])
+    expect(search.query('backlog', { limit: 2_000 })).toHaveLength(1_200)
+  })
+
   it('finds the docs handed by their titles, until their pages bring their text', async () => {
     const { db, search } = await seeded()
     handRows(db, { kind: 'doc', rows: [{ ...doc('d-9', 'Incident review', ''), updated_at: '', partial: true }] })

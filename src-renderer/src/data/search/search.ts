@@ -186,6 +186,8 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   const now = options.now ?? (() => performance.now())
   const onError = options.onError ?? ((error: unknown) => console.error('search:', error))
   const slicer = new Slicer(now, options.sliceMs ?? 8, options.onSlice)
+  /** The handed rows' own slices (data/handed-rows.ts): they may go in beside the build's. */
+  const handSlicer = new Slicer(now, options.sliceMs ?? 8, options.onSlice)
   const startedAt = now()
 
   const index = new MiniSearch<SearchDocument>({
@@ -208,8 +210,16 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
    * meanwhile (only those two run `apply`, one at a time); queries read the index as it is vacuumed.
    */
   const vacuumIfDirty = async (): Promise<void> => {
-    if (!disposed && index.dirtCount >= 100 && index.dirtFactor >= 0.1) await index.vacuum({ batchSize: 200, batchWait: 10 })
+    vacuuming = true
+    try {
+      // Rows the sync handed meanwhile (they go in beside a build or a pass) are in first.
+      await handing
+      if (!disposed && index.dirtCount >= 100 && index.dirtFactor >= 0.1) await index.vacuum({ batchSize: 200, batchWait: 10 })
+    } finally {
+      vacuuming = false
+    }
   }
+  let vacuuming = false
   /** What is indexed, by key: the source of titles and snippets. */
   const documents = new Map<string, SearchDocument>()
   /** updated_at of every server row read (searchable or not), by key: what a rescan compares. */
@@ -311,7 +321,9 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     (rows) => {
       if (rows) {
         handed.push({ kind, rows } as HandedRows)
-        schedule('now')
+        // A build or a pass under way reads behind the sync's writes: they go in beside it, not after it.
+        if ((building || working !== null) && !vacuuming) takeHanded().catch(onError)
+        else schedule('now')
         return
       }
       // The run ended: what the cache holds of them now is read, and those it does not hold go.
@@ -328,22 +340,36 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   const stopHanded = [onHandedRows(db, 'epic', onHanded('epic')), onHandedRows(db, 'doc', onHanded('doc'))]
 
   /**
-   * Indexes the handed rows the index does not hold yet, with the user's changes laid over them. Called by a
-   * pass, at its start and between its reads: they are titles a user may be typing now.
+   * Indexes the handed rows the index does not hold yet, with the user's changes laid over them. They are
+   * titles a user may be typing now: they go in beside a build or a pass under way, as soon as they come (one
+   * `apply` at a time all the same: each is synchronous, and a vacuum waits for them), else a pass is made for
+   * them at once. In slices of their own.
    */
   async function applyHanded(): Promise<void> {
-    while (handed.length > 0) {
-      const { kind, rows } = handed.shift()!
-      const overlays = new Map((await slicer.wait(db.overlay.where('kind').equals(kind).toArray())).map((o) => [o.id, o]))
-      for (const row of rows) {
-        const key = documentKey(kind, row.id)
-        if (serverStamps.has(key) || disposed) continue
-        apply(entityState(kind, row.id, row as unknown as Record<string, unknown>, overlays.get(String(row.id))))
-        handedKeys.add(key)
-        if (slicer.spent) await slicer.pause()
+    handSlicer.begin('user-visible')
+    let added = 0
+    try {
+      while (handed.length > 0 && !disposed) {
+        const { kind, rows } = handed.shift()!
+        const overlays = new Map((await handSlicer.wait(db.overlay.where('kind').equals(kind).toArray())).map((o) => [o.id, o]))
+        for (const row of rows) {
+          const key = documentKey(kind, row.id)
+          if (serverStamps.has(key) || disposed) continue
+          apply(entityState(kind, row.id, row as unknown as Record<string, unknown>, overlays.get(String(row.id))))
+          handedKeys.add(key)
+          added++
+          if (handSlicer.spent) await handSlicer.pause()
+        }
       }
+    } finally {
+      handSlicer.end()
     }
+    // A query on screen runs again now, not once the pass under way ends.
+    if (added > 0) bump()
   }
+  /** The handed rows taken in, one taker at a time. */
+  let handing: Promise<void> = Promise.resolve()
+  const takeHanded = (): Promise<void> => (handing = handing.then(applyHanded, applyHanded))
 
   function apply(state: EntityState): void {
     const { key, document } = state
@@ -398,8 +424,6 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
           if (slicer.spent) await slicer.pause()
         }
         last = page[page.length - 1].id as IndexableType
-        // A build during a bootstrap reads behind the sync's writes: what it handed is not kept waiting for it.
-        await applyHanded()
       }
       bump()
     }
@@ -484,7 +508,6 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       for (let i = 0; i < all.length; i += REFRESH_BATCH[kind]) {
         const ids = all.slice(i, i + REFRESH_BATCH[kind])
         const [rows, overlays] = await slicer.wait(readRows(db, kind, ids))
-        await applyHanded()
         if (disposed) return
         for (let j = 0; j < ids.length; j++) {
           const key = documentKey(kind, ids[j])
@@ -505,7 +528,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       // What came in meanwhile waits for the next pass (see PACE).
       const changes = pending
       pending = emptyChangeSet()
-      await applyHanded()
+      await slicer.wait(takeHanded())
       await applyChanges(changes)
       bump()
       await vacuumIfDirty()
@@ -704,8 +727,8 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       documents: documents.size,
       building,
       buildMs,
-      longestSliceMs: slicer.longest,
-      slices: slicer.slices,
+      longestSliceMs: Math.max(slicer.longest, handSlicer.longest),
+      slices: slicer.slices + handSlicer.slices,
     }),
     dispose() {
       disposed = true
