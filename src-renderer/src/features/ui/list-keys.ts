@@ -94,3 +94,38 @@ export function isScreenKey(event: KeyboardEvent): boolean {
   if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || isTyping(event)) return false
   return document.querySelector('[role="dialog"]') === null
 }
+
+/** What a list's search field needs of its list: the listbox, its keys, and the field's text. */
+export interface SearchFieldKeys {
+  listbox(): HTMLElement | undefined
+  keys: ListKeys
+  /** The text typed, and how to clear it. */
+  text(): string
+  clear(): void
+}
+
+/**
+ * The keys of a list's search field: Down goes into the list, at its first row; Enter opens the active row;
+ * Escape clears the text, or, when there is none, leaves the field.
+ */
+export function searchFieldKeys(field: SearchFieldKeys): Attachment<HTMLInputElement> {
+  return (input) => {
+    const onkeydown = (event: KeyboardEvent) => {
+      if (event.key === 'ArrowDown') {
+        event.preventDefault()
+        field.listbox()?.focus()
+        if (field.keys.count() > 0) field.keys.moveTo(0)
+      } else if (event.key === 'Enter') {
+        event.preventDefault()
+        field.keys.open('Enter')
+      } else if (event.key === 'Escape') {
+        event.preventDefault()
+        event.stopPropagation()
+        if (field.text()) field.clear()
+        else input.blur()
+      }
+    }
+    input.addEventListener('keydown', onkeydown)
+    return () => input.removeEventListener('keydown', onkeydown)
+  }
+}
