@@ -140,30 +140,91 @@ async function main(): Promise<void> {
     add(`${name}: requests`, requests, 'requests', note.requests ?? '429s included')
     add(`${name}: bytes received`, megabytes(med(runs, (r) => r.bytes)), 'MB', 'as the service sent them: status line, headers and body')
     add(`${name}: wall time`, ms / 1000, 's', note.time)
-    add(`${name}: at the real limit`, realMinutes(ms, requests - med(runs, (r) => r.rateLimited)), 'min', 'estimate: the longer of the wall time and the least 200 a minute allows')
-    add(`${name}: 429s received`, med(runs, (r) => r.rateLimited), 'answers')
+    add(
+      `${name}: at the real limit`,
+      realMinutes(ms, requests - med(runs, (r) => r.rateLimited)),
+      'min',
+      'estimate: the longer of the wall time and the least 200 a minute allows',
+    )
+    add(
+      `${name}: 429s received`,
+      med(runs, (r) => r.rateLimited),
+      'answers',
+    )
   }
 
   const outpostRequests = med(outpost, (r) => r.requests)
-  add('floor: fewest requests the API allows', floor, 'requests', `8 v3 lists + epic states + v3 epic list + ${Math.ceil(SIZE.epics / PAGE)} epic pages + ${Math.ceil(SIZE.docs / PAGE)} doc pages`)
+  add(
+    'floor: fewest requests the API allows',
+    floor,
+    'requests',
+    `8 v3 lists + epic states + v3 epic list + ${Math.ceil(SIZE.epics / PAGE)} epic pages + ${Math.ceil(SIZE.docs / PAGE)} doc pages`,
+  )
   side('Outpost', outpost, { requests: describeRoutes(medianRun(outpost).routes) })
-  add('Outpost: of which waiting for the service', median(outpost.map((r) => r.waitingMs)) / 1000, 's', 'a request on its way; the rest is writing the cache (fake-indexeddb)')
+  add(
+    'Outpost: of which waiting for the service',
+    median(outpost.map((r) => r.waitingMs)) / 1000,
+    's',
+    'a request on its way; the rest is writing the cache (fake-indexeddb)',
+  )
   add('Outpost: requests over the floor', (ratio(outpostRequests, floor) - 1) * 100, '%', 'goal: within 5%')
   add('Outpost: cache complete', outpost.every((r) => r.complete) ? 1 : 0, 'yes=1', 'every epic, doc and file of the service in the cache')
 
   const detailNote = all ? 'all epics' : `per-epic requests on ${slice} of ${SIZE.epics} epics (evenly spread), extrapolated`
-  side('baseline (per-epic details)', details, { requests: detailNote, time: all ? undefined : 'extrapolated; the slice starts with the budget the lists left, so this leans in the baseline\'s favour' })
+  side('baseline (per-epic details)', details, {
+    requests: detailNote,
+    time: all ? undefined : "extrapolated; the slice starts with the budget the lists left, so this leans in the baseline's favour",
+  })
   if (!all) {
-    add('baseline (per-epic details): measured slice, requests', med(details.map((d) => d.measured), (r) => r.requests), 'requests', 'as run, before extrapolation')
-    add('baseline (per-epic details): measured slice, wall time', med(details.map((d) => d.measured), (r) => r.ms) / 1000, 's', 'as run, before extrapolation')
+    add(
+      'baseline (per-epic details): measured slice, requests',
+      med(
+        details.map((d) => d.measured),
+        (r) => r.requests,
+      ),
+      'requests',
+      'as run, before extrapolation',
+    )
+    add(
+      'baseline (per-epic details): measured slice, wall time',
+      med(
+        details.map((d) => d.measured),
+        (r) => r.ms,
+      ) / 1000,
+      's',
+      'as run, before extrapolation',
+    )
   }
   side('baseline (v4 pages, same data as Outpost)', pages, { requests: describeRoutes(medianRun(pages).routes) })
 
   const detailRequests = med(details, (r) => r.requests)
   add('baseline (per-epic) / Outpost: requests', ratio(detailRequests, outpostRequests), 'x', 'goal: at least 10x')
-  add('baseline (per-epic) / Outpost: wall time', ratio(med(details, (r) => r.ms), med(outpost, (r) => r.ms)), 'x', 'goal: above 1 (Outpost faster)')
-  add('baseline (v4 pages) / Outpost: requests', ratio(med(pages, (r) => r.requests), outpostRequests), 'x')
-  add('baseline (v4 pages) / Outpost: wall time', ratio(med(pages, (r) => r.ms), med(outpost, (r) => r.ms)), 'x', 'Outpost\'s time includes writing the cache (fake-indexeddb); the baseline keeps arrays in memory')
+  add(
+    'baseline (per-epic) / Outpost: wall time',
+    ratio(
+      med(details, (r) => r.ms),
+      med(outpost, (r) => r.ms),
+    ),
+    'x',
+    'goal: above 1 (Outpost faster)',
+  )
+  add(
+    'baseline (v4 pages) / Outpost: requests',
+    ratio(
+      med(pages, (r) => r.requests),
+      outpostRequests,
+    ),
+    'x',
+  )
+  add(
+    'baseline (v4 pages) / Outpost: wall time',
+    ratio(
+      med(pages, (r) => r.ms),
+      med(outpost, (r) => r.ms),
+    ),
+    'x',
+    "Outpost's time includes writing the cache (fake-indexeddb); the baseline keeps arrays in memory",
+  )
 
   report(
     `Bootstrap: ${SIZE.epics} epics, ${SIZE.docs} docs, ${SIZE.files} files and the reference data; rate limit ${describeLimit()}; ` +

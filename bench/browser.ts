@@ -84,7 +84,9 @@ export async function traceTasks(cdp: CDPSession): Promise<{ stop(): Promise<Mai
 
 /** The tasks of the busiest renderer main thread in a trace (the page's: a headless profile has no other busy renderer). */
 function mainThreadTasks(events: TraceEvent[]): MainThreadTasks {
-  const mainThreads = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`))
+  const mainThreads = new Set(
+    events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`),
+  )
   const byThread = new Map<string, { startUs: number; ms: number }[]>()
   for (const e of events) {
     const thread = `${e.pid}:${e.tid}`
@@ -123,7 +125,11 @@ function statOf(path: string): { name: string; parent: number; seconds: number }
   // The name is in parentheses and may hold spaces or parentheses itself: the fields follow the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   const ticksPerSecond = 100
-  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), parent: Number(fields[1]), seconds: (Number(fields[11]) + Number(fields[12])) / ticksPerSecond }
+  return {
+    name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+    parent: Number(fields[1]),
+    seconds: (Number(fields[11]) + Number(fields[12])) / ticksPerSecond,
+  }
 }
 
 /**
@@ -152,7 +158,7 @@ export function browserCpu(profileDir: string, by: 'process' | 'thread' = 'proce
     }
   }
   const tree = new Set([...procs].filter(([, p]) => p.ours).map(([pid]) => pid))
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false
     for (const [pid, p] of procs) if (!tree.has(pid) && tree.has(p.parent)) grew = tree.add(pid).size > 0
   }

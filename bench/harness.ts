@@ -141,9 +141,7 @@ function presentedToken(req: IncomingMessage): string | undefined {
 
 function routeOf(req: IncomingMessage): string {
   const path = (req.url ?? '').split('?')[0]
-  const general = path
-    .replace(/\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi, '/{id}')
-    .replace(/\/\d+(?=\/|$)/g, '/{id}')
+  const general = path.replace(/\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi, '/{id}').replace(/\/\d+(?=\/|$)/g, '/{id}')
   return `${req.method} ${general}`
 }
 
@@ -263,7 +261,11 @@ export function sample<T>(items: readonly T[], count: number, random: () => numb
 }
 
 /** "GET /api/v4/demo/epics" as "/v4/epics" (GET unsaid), "PATCH /api/v4/demo/epics/bulk" as "PATCH /v4/epics/bulk". */
-export const shortRoute = (route: string) => route.replace(/^GET /, '').replace(/\/api\/v4\/[^/]+/, '/v4').replace('/api/v3', '/v3')
+export const shortRoute = (route: string) =>
+  route
+    .replace(/^GET /, '')
+    .replace(/\/api\/v4\/[^/]+/, '/v4')
+    .replace('/api/v3', '/v3')
 
 /** "/v4/epics 3, PATCH /v4/epics/bulk 1": requests by route, most frequent first. */
 export function describeRoutes(routes: Map<string, number>, top = 6): string {

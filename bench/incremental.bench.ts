@@ -158,7 +158,7 @@ async function main(): Promise<void> {
   let offset = 0
   const client = outpostClient(service)
   const syncer = createSyncer({ db: client.db, transport: client.transport, clock: () => Date.now() + offset, options: { fileBudgetBytes: 0 } })
-  console.error('bootstrapping Outpost\'s cache (not measured)...')
+  console.error("bootstrapping Outpost's cache (not measured)...")
   await syncer.sync()
   // The baseline: its copy starts where the service stands now (what its own bootstrap would have left).
   const official = officialClient(service.baseUrl, token, service.workspace)
@@ -193,12 +193,39 @@ async function main(): Promise<void> {
     const { outpost, baseline } = results.get(situation.name)!
     const med = (runs: Measure[], pick: (m: Measure) => number) => median(runs.map(pick))
     const name = situation.name
-    add(`${name}: Outpost requests`, med(outpost, (m) => m.requests), 'requests', `goal ${goalOf(situation)}; ${describePurposes(medianRun(outpost).routes)}`)
-    add(`${name}: Outpost time`, med(outpost, (m) => m.ms), 'ms')
-    add(`${name}: Outpost changes seen`, med(outpost, (m) => m.seen), `of ${total}`, situation.filesDue ? undefined : 'file changes wait until files are due')
-    add(`${name}: baseline requests`, med(baseline, (m) => m.requests), 'requests', describeRoutes(medianRun(baseline).routes, 4))
-    add(`${name}: baseline time`, med(baseline, (m) => m.ms), 'ms')
-    add(`${name}: baseline changes seen`, med(baseline, (m) => m.seen), `of ${total}`)
+    add(
+      `${name}: Outpost requests`,
+      med(outpost, (m) => m.requests),
+      'requests',
+      `goal ${goalOf(situation)}; ${describePurposes(medianRun(outpost).routes)}`,
+    )
+    add(
+      `${name}: Outpost time`,
+      med(outpost, (m) => m.ms),
+      'ms',
+    )
+    add(
+      `${name}: Outpost changes seen`,
+      med(outpost, (m) => m.seen),
+      `of ${total}`,
+      situation.filesDue ? undefined : 'file changes wait until files are due',
+    )
+    add(
+      `${name}: baseline requests`,
+      med(baseline, (m) => m.requests),
+      'requests',
+      describeRoutes(medianRun(baseline).routes, 4),
+    )
+    add(
+      `${name}: baseline time`,
+      med(baseline, (m) => m.ms),
+      'ms',
+    )
+    add(
+      `${name}: baseline changes seen`,
+      med(baseline, (m) => m.seen),
+      `of ${total}`,
+    )
     add(`${name}: 429s (Outpost, baseline)`, med(outpost, (m) => m.rateLimited) + med(baseline, (m) => m.rateLimited), 'answers')
   }
   const o = DEFAULT_SYNC_OPTIONS

@@ -58,7 +58,24 @@ import { LAST_WORKSPACE_DB_KEY, workspaceKey } from '../src-renderer/src/lib/sto
 import { SEARCH_MARKS } from '../src-renderer/src/data/search/index.ts'
 import { createSyncer, DEFAULT_SYNC_OPTIONS } from '../src-renderer/src/data/sync/index.ts'
 import { browserCpu, cpuBetween, heapAfterGc, launch, probesOf, traceTasks, type BrowserWindow, type MainThreadTasks } from './browser.ts'
-import { describeLimit, describeRoutes, emptyWindow, epicPhrases, floorOf, held, measured, outpostClient, processCpu, RATE_LIMIT, ratio, ROUNDS, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
+import {
+  describeLimit,
+  describeRoutes,
+  emptyWindow,
+  epicPhrases,
+  floorOf,
+  held,
+  measured,
+  outpostClient,
+  processCpu,
+  RATE_LIMIT,
+  ratio,
+  ROUNDS,
+  seededRandom,
+  startBenchService,
+  workspaceSize,
+  type BenchService,
+} from './harness.ts'
 import { installFloor, type Floor } from './page-floor.ts'
 import { writeCacheAgain, type CacheFloor } from './cache-floor.ts'
 import { describePhases, pipelineFloor, type PipelineFloor } from './pipeline-floor.ts'
@@ -122,7 +139,10 @@ async function bootstrapFromEmpty(app: WebApp, calls: HostCall[], bench: BenchSe
     const cpuBefore = browserCpu(profile)
     const serviceCpuSince = processCpu()
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: BOOTSTRAP_TIMEOUT_MS })
+    await page
+      .getByRole('contentinfo', { name: 'Status' })
+      .getByText(/^Synced (just now|\d)/)
+      .waitFor({ timeout: BOOTSTRAP_TIMEOUT_MS })
     const syncedMs = performance.now() - started
     const cpu = cpuBetween(cpuBefore, browserCpu(profile))
     const serviceCpu = serviceCpuSince()
@@ -145,7 +165,26 @@ async function bootstrapFromEmpty(app: WebApp, calls: HostCall[], bench: BenchSe
     const files = held(service).files
     const row = probes.firstRow
     const firstRowMs = row ? (row.paintAt ?? row.frameAt ?? row.domAt) - pageStart : undefined
-    return { syncedMs, cpu, serviceCpu, cacheFloor, pipelineFloor: pipeline, callsFloor, indexedMs, firstRowMs, requests: traffic.requests, floor, downloads, files, rateLimited: traffic.rateLimited, routes: traffic.routes, tasks, longTasks, longestTaskFrame, heapBytes }
+    return {
+      syncedMs,
+      cpu,
+      serviceCpu,
+      cacheFloor,
+      pipelineFloor: pipeline,
+      callsFloor,
+      indexedMs,
+      firstRowMs,
+      requests: traffic.requests,
+      floor,
+      downloads,
+      files,
+      rateLimited: traffic.rateLimited,
+      routes: traffic.routes,
+      tasks,
+      longTasks,
+      longestTaskFrame,
+      heapBytes,
+    }
   } finally {
     await context.close()
   }
@@ -227,10 +266,26 @@ async function coldOpen(app: WebApp, profile: string): Promise<{ browser: Browse
   const tasks = await trace.stop()
   const { firstRow, lastScreenRow, firstContentfulPaint } = await probesOf(page)
   const markAt = (name: string) => page.evaluate((n) => performance.getEntriesByName(n, 'mark')[0]?.startTime ?? -1, name)
-  const [searchReadyAt, cacheOpenAt, firstScreenReadAt] = [await markAt(SEARCH_MARKS.ready), await markAt(OPEN_MARKS.opened), await markAt(OPEN_MARKS.firstScreen)]
+  const [searchReadyAt, cacheOpenAt, firstScreenReadAt] = [
+    await markAt(SEARCH_MARKS.ready),
+    await markAt(OPEN_MARKS.opened),
+    await markAt(OPEN_MARKS.firstScreen),
+  ]
   // The copy is the page's first content: its first contentful paint is the copy's (Element Timing reports none for it).
   const lastScreenAt = lastScreenRow ? firstContentfulPaint : undefined
-  return { browser, open: { domAt: firstRow!.domAt, frameAt: firstRow!.frameAt!, paintAt: firstRow!.paintAt, lastScreenAt, searchReadyAt, cacheOpenAt, firstScreenReadAt, tasks } }
+  return {
+    browser,
+    open: {
+      domAt: firstRow!.domAt,
+      frameAt: firstRow!.frameAt!,
+      paintAt: firstRow!.paintAt,
+      lastScreenAt,
+      searchReadyAt,
+      cacheOpenAt,
+      firstScreenReadAt,
+      tasks,
+    },
+  }
 }
 
 /**
@@ -260,7 +315,8 @@ async function writeLastScreenFloor(page: Page, rendererDir: string): Promise<bo
     .replace(/<link rel="modulepreload"[^>]*>/g, '')
     // A function, so that a `$` in the copy's text is not read as a pattern of the replacement.
     .replace('<div id="app"></div>', () => `<div id="app"><div class="last-screen" style="display: contents" inert aria-hidden="true">${html}</div></div>`)
-  if (staticPage.includes('<script') || !staticPage.includes('class="last-screen"')) throw new Error('cold open floor: the build\'s index.html is not as expected')
+  if (staticPage.includes('<script') || !staticPage.includes('class="last-screen"'))
+    throw new Error("cold open floor: the build's index.html is not as expected")
   writeFileSync(join(rendererDir, LAST_SCREEN_FLOOR_PAGE), staticPage)
   return true
 }
@@ -442,13 +498,24 @@ async function round(index: number): Promise<Round> {
   cpSync(RENDERER_DIR, rendererDir, { recursive: true })
   // The app's gateway paces to the same scaled limit as the service, as in benchmark 1.
   const calls: HostCall[] = []
-  const app = await startWebApp({ rendererDir, dataDir: join(folder, 'host'), secrets: new MemorySecretStore(), demo: false, rateLimit: RATE_LIMIT, onCall: (call) => calls.push(call) })
+  const app = await startWebApp({
+    rendererDir,
+    dataDir: join(folder, 'host'),
+    secrets: new MemorySecretStore(),
+    demo: false,
+    rateLimit: RATE_LIMIT,
+    onCall: (call) => calls.push(call),
+  })
   let browser: BrowserWindow | undefined
   try {
     const bootstrap = await bootstrapFromEmpty(app, calls, bench, profile)
     calls.length = 0
-    console.error(`round ${index + 1}: bootstrap synced in ${(bootstrap.syncedMs / 1000).toFixed(1)} s, longest task ${bootstrap.tasks.longestMs.toFixed(0)} ms; ${describeLongestTask(bootstrap)}`)
-    console.error(`round ${index + 1}: the pipeline floor in ${(bootstrap.pipelineFloor.ms / 1000).toFixed(2)} s, by phase:\n${describePhases(bootstrap.pipelineFloor)}`)
+    console.error(
+      `round ${index + 1}: bootstrap synced in ${(bootstrap.syncedMs / 1000).toFixed(1)} s, longest task ${bootstrap.tasks.longestMs.toFixed(0)} ms; ${describeLongestTask(bootstrap)}`,
+    )
+    console.error(
+      `round ${index + 1}: the pipeline floor in ${(bootstrap.pipelineFloor.ms / 1000).toFixed(2)} s, by phase:\n${describePhases(bootstrap.pipelineFloor)}`,
+    )
     await emptyWindow()
     const peer = await dataLayerBootstrap(bench)
     console.error(`round ${index + 1}: the data layer alone synced in ${(peer.ms / 1000).toFixed(1)} s (${peer.requests} requests)`)
@@ -459,7 +526,9 @@ async function round(index: number): Promise<Round> {
       browser = opened.browser
       opens.push(opened.open)
       const { lastScreenAt, paintAt, frameAt } = opened.open
-      console.error(`round ${index + 1}: cold open ${i + 1}: last screen painted at ${lastScreenAt?.toFixed(0) ?? '-'} ms, live list at ${(paintAt ?? frameAt).toFixed(0)} ms`)
+      console.error(
+        `round ${index + 1}: cold open ${i + 1}: last screen painted at ${lastScreenAt?.toFixed(0) ?? '-'} ms, live list at ${(paintAt ?? frameAt).toFixed(0)} ms`,
+      )
     }
     const typed = await typeSearches(browser!.page, seededRandom(42 + index))
     const floors = await typeFloors(browser!.page, seededRandom(42 + index))
@@ -468,7 +537,9 @@ async function round(index: number): Promise<Round> {
     browser = undefined
     const staticOpens: number[] = []
     for (let i = 0; hasFloorPage && i < COLD_OPENS; i++) staticOpens.push(await openLastScreenFloor(app, profile))
-    console.error(`round ${index + 1}: the same screen as a static page painted at ${staticOpens.map((ms) => ms.toFixed(0)).join(', ') || '- (no copy kept)'} ms`)
+    console.error(
+      `round ${index + 1}: the same screen as a static page painted at ${staticOpens.map((ms) => ms.toFixed(0)).join(', ') || '- (no copy kept)'} ms`,
+    )
     return { bootstrap, peer, opens, typed, floors, staticOpens }
   } finally {
     await browser?.context.close().catch(() => undefined)
@@ -505,11 +576,31 @@ async function main(): Promise<void> {
 
   // (a)
   const longest = [...rounds].sort((a, b) => b.bootstrap.tasks.longestMs - a.bootstrap.tasks.longestMs)[0].bootstrap
-  add('bootstrap: sign-in to synced', boot((b) => b.syncedMs) / 1000, 's', `${boot((b) => b.requests)} requests (${describeRoutes(rounds[0].bootstrap.routes, 4)}), ${boot((b) => b.rateLimited)} answered 429`)
-  add('bootstrap: the data layer alone (Node), to synced', med((r) => r.peer.ms) / 1000, 's', `the peer: the same workspace and service, the app's sync options; ${med((r) => r.peer.requests)} requests; complete in ${rounds.filter((r) => r.peer.complete).length} of ${rounds.length} rounds`)
-  add('bootstrap: the app against the data layer alone', med((r) => ratio(r.bootstrap.syncedMs, r.peer.ms)), 'x', 'sign-in to synced over the peer of the same round; goal: at most 1.5x')
+  add(
+    'bootstrap: sign-in to synced',
+    boot((b) => b.syncedMs) / 1000,
+    's',
+    `${boot((b) => b.requests)} requests (${describeRoutes(rounds[0].bootstrap.routes, 4)}), ${boot((b) => b.rateLimited)} answered 429`,
+  )
+  add(
+    'bootstrap: the data layer alone (Node), to synced',
+    med((r) => r.peer.ms) / 1000,
+    's',
+    `the peer: the same workspace and service, the app's sync options; ${med((r) => r.peer.requests)} requests; complete in ${rounds.filter((r) => r.peer.complete).length} of ${rounds.length} rounds`,
+  )
+  add(
+    'bootstrap: the app against the data layer alone',
+    med((r) => ratio(r.bootstrap.syncedMs, r.peer.ms)),
+    'x',
+    'sign-in to synced over the peer of the same round; goal: at most 1.5x',
+  )
   const cpuOf = (kind?: string) => boot((b) => (b.cpu ? (kind ? (b.cpu.byKind.get(kind) ?? 0) : b.cpu.total) : Number.NaN))
-  add('bootstrap: the browser\'s CPU, sign-in to synced', cpuOf(), 's', `all its processes (from /proc): the browser process (IndexedDB's writes) ${cpuOf('browser').toFixed(1)} s, the renderer (the window and its sync worker) ${cpuOf('renderer').toFixed(1)} s, the GPU process ${cpuOf('gpu-process').toFixed(1)} s; moves less with the machine's load than the times`)
+  add(
+    "bootstrap: the browser's CPU, sign-in to synced",
+    cpuOf(),
+    's',
+    `all its processes (from /proc): the browser process (IndexedDB's writes) ${cpuOf('browser').toFixed(1)} s, the renderer (the window and its sync worker) ${cpuOf('renderer').toFixed(1)} s, the GPU process ${cpuOf('gpu-process').toFixed(1)} s; moves less with the machine's load than the times`,
+  )
   const appCpu = (b: Bootstrap) => (b.cpu ? b.cpu.total + b.serviceCpu : Number.NaN)
   add(
     'bootstrap: CPU in all, sign-in to synced',
@@ -517,18 +608,41 @@ async function main(): Promise<void> {
     's',
     `the browser's and this process's (the service and the host, and the benchmark's tracing of the page, about 0.15 s of it: ${boot((b) => b.serviceCpu).toFixed(1)} s), on ${os.availableParallelism()} cores`,
   )
-  add('bootstrap: the data layer alone, its CPU', med((r) => r.peer.cpu), 's', 'the peer: its one process (the service and the data layer)')
-  add('bootstrap: the app\'s CPU against the peer\'s', med((r) => ratio(appCpu(r.bootstrap), r.peer.cpu)), 'x', 'same round')
+  add(
+    'bootstrap: the data layer alone, its CPU',
+    med((r) => r.peer.cpu),
+    's',
+    'the peer: its one process (the service and the data layer)',
+  )
+  add(
+    "bootstrap: the app's CPU against the peer's",
+    med((r) => ratio(appCpu(r.bootstrap), r.peer.cpu)),
+    'x',
+    'same round',
+  )
   const cacheFloor = (pick: (f: CacheFloor) => number) => boot((b) => pick(b.cacheFloor))
-  const biggest = rounds[0].bootstrap.cacheFloor.tables.slice(0, 4).map((t) => `${t.name} ${t.rows} rows ${(t.ms / 1000).toFixed(2)} s`).join(', ')
+  const biggest = rounds[0].bootstrap.cacheFloor.tables
+    .slice(0, 4)
+    .map((t) => `${t.name} ${t.rows} rows ${(t.ms / 1000).toFixed(2)} s`)
+    .join(', ')
   add(
     'bootstrap: its rows written alone into IndexedDB',
     cacheFloor((f) => f.ms) / 1000,
     's',
     `the floor while the cache is IndexedDB (cache-floor.ts): the ${cacheFloor((f) => f.rows)} rows the bootstrap stored (${(cacheFloor((f) => f.bytes) / 1e6).toFixed(1)} MB as JSON) written again by the idle page, ${CACHE_FLOOR_BATCH} to a transaction, a table at a time; ${biggest}`,
   )
-  add('bootstrap: that floor against the data layer alone', med((r) => ratio(r.bootstrap.cacheFloor.ms, r.peer.ms)), 'x', "the floor's writes alone over the peer's whole bootstrap, same round")
-  add('bootstrap: the app against that floor', med((r) => ratio(r.bootstrap.syncedMs, r.bootstrap.cacheFloor.ms)), 'x', 'sign-in to synced over the floor of the same round')
+  add(
+    'bootstrap: that floor against the data layer alone',
+    med((r) => ratio(r.bootstrap.cacheFloor.ms, r.peer.ms)),
+    'x',
+    "the floor's writes alone over the peer's whole bootstrap, same round",
+  )
+  add(
+    'bootstrap: the app against that floor',
+    med((r) => ratio(r.bootstrap.syncedMs, r.bootstrap.cacheFloor.ms)),
+    'x',
+    'sign-in to synced over the floor of the same round',
+  )
   const pipeline = (pick: (f: PipelineFloor) => number) => boot((b) => pick(b.pipelineFloor))
   add(
     'bootstrap: the pipeline floor: its calls made again and stored, no app code',
@@ -537,23 +651,73 @@ async function main(): Promise<void> {
     `the floor of the app's design (pipeline-floor.ts): the ${pipeline((f) => f.calls)} calls its sync made through the host, in the same order, made again by an idle page, each answer decoded and its items stored as it came (${pipeline((f) => f.rows)} rows, ${(pipeline((f) => f.bytes) / 1e6).toFixed(1)} MB as JSON)`,
   )
   add(
-    'bootstrap: the pipeline floor\'s calls alone, nothing stored',
+    "bootstrap: the pipeline floor's calls alone, nothing stored",
     boot((b) => b.callsFloor.ms) / 1000,
     's',
     `the same calls made again the same way, each answer decoded and dropped: the calls' part of the floor; against the peer ${med((r) => ratio(r.bootstrap.callsFloor.ms, r.peer.ms)).toFixed(2)}x`,
   )
-  add('bootstrap: the pipeline floor against the data layer alone', med((r) => ratio(r.bootstrap.pipelineFloor.ms, r.peer.ms)), 'x', "the calls and their storing alone over the peer's whole bootstrap, same round; the app's goal: at most 1.5x the peer")
-  add('bootstrap: the app against the pipeline floor', med((r) => ratio(r.bootstrap.syncedMs, r.bootstrap.pipelineFloor.ms)), 'x', 'sign-in to synced over the floor of the same round: what the app adds to the calls and the writes')
+  add(
+    'bootstrap: the pipeline floor against the data layer alone',
+    med((r) => ratio(r.bootstrap.pipelineFloor.ms, r.peer.ms)),
+    'x',
+    "the calls and their storing alone over the peer's whole bootstrap, same round; the app's goal: at most 1.5x the peer",
+  )
+  add(
+    'bootstrap: the app against the pipeline floor',
+    med((r) => ratio(r.bootstrap.syncedMs, r.bootstrap.pipelineFloor.ms)),
+    'x',
+    'sign-in to synced over the floor of the same round: what the app adds to the calls and the writes',
+  )
   const pipelineCpu = (b: Bootstrap) => (b.pipelineFloor.cpu?.browser ? b.pipelineFloor.cpu.browser.total + b.pipelineFloor.cpu.node : Number.NaN)
-  add('bootstrap: the pipeline floor\'s CPU in all', boot(pipelineCpu), 's', `the browser's and this process's (the service and the host: ${boot((b) => b.pipelineFloor.cpu?.node ?? Number.NaN).toFixed(1)} s)`)
-  add('bootstrap: the app\'s CPU against the pipeline floor\'s', boot((b) => ratio(appCpu(b), pipelineCpu(b))), 'x', 'same round')
+  add(
+    "bootstrap: the pipeline floor's CPU in all",
+    boot(pipelineCpu),
+    's',
+    `the browser's and this process's (the service and the host: ${boot((b) => b.pipelineFloor.cpu?.node ?? Number.NaN).toFixed(1)} s)`,
+  )
+  add(
+    "bootstrap: the app's CPU against the pipeline floor's",
+    boot((b) => ratio(appCpu(b), pipelineCpu(b))),
+    'x',
+    'same round',
+  )
   add('bootstrap: sign-in to search index complete', boot((b) => b.indexedMs) / 1000, 's')
-  add('bootstrap: sign-in to the first epic rows painted', boot((b) => b.firstRowMs ?? Number.NaN) / 1000, 's', 'while the bootstrap runs (Element Timing on the first row); goal: within 2 s')
-  add('bootstrap: requests', boot((b) => b.requests), 'requests', `goal: the floor, the sign-in's whoami and one per prefetched file: ${boot((b) => b.floor)} + 1 + ${boot((b) => b.downloads)} = ${boot((b) => b.floor + 1 + b.downloads)}; all: ${describeRoutes(rounds[0].bootstrap.routes, 20)}`)
-  add('bootstrap: files the prefetch budget covered', boot((b) => b.downloads), 'files', `of ${boot((b) => b.files)} files: the most recently updated that fit the budget (${DEFAULT_SYNC_OPTIONS.fileBudgetBytes / 2 ** 20} MB)`)
-  add('bootstrap: longest main-thread task', boot((b) => b.tasks.longestMs), 'ms', `goal: none over 50 ms; worst round: ${describeLongestTask(longest)}`)
-  add('bootstrap: tasks of 50 ms or more', boot((b) => b.tasks.over50), 'tasks', `of ${boot((b) => b.tasks.tasks)} tasks; main thread busy ${(boot((b) => b.tasks.busyMs) / 1000).toFixed(1)} s`)
-  add('bootstrap: long tasks (Long Tasks API)', boot((b) => b.longTasks.length), 'tasks', `longest ${boot((b) => Math.max(0, ...b.longTasks.map((t) => t.duration))).toFixed(0)} ms`)
+  add(
+    'bootstrap: sign-in to the first epic rows painted',
+    boot((b) => b.firstRowMs ?? Number.NaN) / 1000,
+    's',
+    'while the bootstrap runs (Element Timing on the first row); goal: within 2 s',
+  )
+  add(
+    'bootstrap: requests',
+    boot((b) => b.requests),
+    'requests',
+    `goal: the floor, the sign-in's whoami and one per prefetched file: ${boot((b) => b.floor)} + 1 + ${boot((b) => b.downloads)} = ${boot((b) => b.floor + 1 + b.downloads)}; all: ${describeRoutes(rounds[0].bootstrap.routes, 20)}`,
+  )
+  add(
+    'bootstrap: files the prefetch budget covered',
+    boot((b) => b.downloads),
+    'files',
+    `of ${boot((b) => b.files)} files: the most recently updated that fit the budget (${DEFAULT_SYNC_OPTIONS.fileBudgetBytes / 2 ** 20} MB)`,
+  )
+  add(
+    'bootstrap: longest main-thread task',
+    boot((b) => b.tasks.longestMs),
+    'ms',
+    `goal: none over 50 ms; worst round: ${describeLongestTask(longest)}`,
+  )
+  add(
+    'bootstrap: tasks of 50 ms or more',
+    boot((b) => b.tasks.over50),
+    'tasks',
+    `of ${boot((b) => b.tasks.tasks)} tasks; main thread busy ${(boot((b) => b.tasks.busyMs) / 1000).toFixed(1)} s`,
+  )
+  add(
+    'bootstrap: long tasks (Long Tasks API)',
+    boot((b) => b.longTasks.length),
+    'tasks',
+    `longest ${boot((b) => Math.max(0, ...b.longTasks.map((t) => t.duration))).toFixed(0)} ms`,
+  )
   add('bootstrap: JS heap after it', boot((b) => b.heapBytes) / 2 ** 20, 'MB', 'after a full GC; goal: under 200 MB')
 
   // (b): the median of each round's cold opens, then of the rounds.
@@ -561,7 +725,12 @@ async function main(): Promise<void> {
   const live = (o: ColdOpen) => o.paintAt ?? o.frameAt
   const painted = (o: ColdOpen) => o.lastScreenAt ?? live(o)
   const copies = rounds.reduce((n, r) => n + r.opens.filter((o) => o.lastScreenAt !== undefined).length, 0)
-  add('cold open: first epic list painted', opens(painted), 'ms', `from navigation start; median of ${COLD_OPENS} opens; goal: under 300 ms; the last screen's copy in ${copies} of ${rounds.length * COLD_OPENS} opens`)
+  add(
+    'cold open: first epic list painted',
+    opens(painted),
+    'ms',
+    `from navigation start; median of ${COLD_OPENS} opens; goal: under 300 ms; the last screen's copy in ${copies} of ${rounds.length * COLD_OPENS} opens`,
+  )
   const staticRounds = rounds.filter((r) => r.staticOpens.length > 0)
   const staticMedian = median(staticRounds.map((r) => median(r.staticOpens)))
   add(
@@ -570,38 +739,108 @@ async function main(): Promise<void> {
     'ms',
     `the floor of the first list (no script: the last screen's copy in the build's HTML with its style sheet); median of ${COLD_OPENS} opens in ${staticRounds.length} of ${rounds.length} rounds; slowest ${median(staticRounds.map((r) => Math.max(...r.staticOpens))).toFixed(0)} ms`,
   )
-  add('cold open: first epic list against the static page', median(staticRounds.map((r) => ratio(median(r.opens.map(painted)), median(r.staticOpens)))), 'x', 'the median of each round over its floor')
+  add(
+    'cold open: first epic list against the static page',
+    median(staticRounds.map((r) => ratio(median(r.opens.map(painted)), median(r.staticOpens)))),
+    'x',
+    'the median of each round over its floor',
+  )
   add('cold open: live epic list painted', opens(live), 'ms', 'the app running (Element Timing on its first row)')
-  add('cold open: first live epic row in the DOM', opens((o) => o.domAt), 'ms')
-  add('cold open: its frame done on the main thread', opens((o) => o.frameAt), 'ms', 'rAF, then the task after it')
-  add('cold open: slowest of the opens (first list)', med((r) => Math.max(...r.opens.map(painted))), 'ms')
-  add('cold open: cache open (IndexedDB answered)', opens((o) => o.cacheOpenAt), 'ms', 'from navigation start; the first screen painted before it comes from the last run (first-paint/saved-rows.ts)')
-  add('cold open: first screen read from the cache', opens((o) => o.firstScreenReadAt), 'ms', 'the 100 most recent epics, then all of them')
-  add('cold open: search index built', opens((o) => o.searchReadyAt), 'ms', 'from navigation start')
-  add('cold open: longest main-thread task', opens((o) => o.tasks.longestMs), 'ms', `to the index built; tasks of 50 ms or more: ${opens((o) => o.tasks.over50)}`)
+  add(
+    'cold open: first live epic row in the DOM',
+    opens((o) => o.domAt),
+    'ms',
+  )
+  add(
+    'cold open: its frame done on the main thread',
+    opens((o) => o.frameAt),
+    'ms',
+    'rAF, then the task after it',
+  )
+  add(
+    'cold open: slowest of the opens (first list)',
+    med((r) => Math.max(...r.opens.map(painted))),
+    'ms',
+  )
+  add(
+    'cold open: cache open (IndexedDB answered)',
+    opens((o) => o.cacheOpenAt),
+    'ms',
+    'from navigation start; the first screen painted before it comes from the last run (first-paint/saved-rows.ts)',
+  )
+  add(
+    'cold open: first screen read from the cache',
+    opens((o) => o.firstScreenReadAt),
+    'ms',
+    'the 100 most recent epics, then all of them',
+  )
+  add(
+    'cold open: search index built',
+    opens((o) => o.searchReadyAt),
+    'ms',
+    'from navigation start',
+  )
+  add(
+    'cold open: longest main-thread task',
+    opens((o) => o.tasks.longestMs),
+    'ms',
+    `to the index built; tasks of 50 ms or more: ${opens((o) => o.tasks.over50)}`,
+  )
 
   // (c)
   const surfaces = rounds[0].typed.map((t) => t.surface)
   for (const [i, surface] of surfaces.entries()) {
     const per = rounds.map((r) => keystrokeFigures(r.typed[i]))
     const k = (pick: (f: KeystrokeFigures) => number) => median(per.map(pick))
-    add(`${surface}: keystroke to results rendered, p50`, k((f) => f.renderP50), 'ms', `${k((f) => f.count)} keystrokes a round`)
-    add(`${surface}: keystroke to results rendered, p95`, k((f) => f.renderP95), 'ms')
+    add(
+      `${surface}: keystroke to results rendered, p50`,
+      k((f) => f.renderP50),
+      'ms',
+      `${k((f) => f.count)} keystrokes a round`,
+    )
+    add(
+      `${surface}: keystroke to results rendered, p95`,
+      k((f) => f.renderP95),
+      'ms',
+    )
     add(
       `${surface}: p95 against the floor`,
       median(rounds.map((r) => ratio(keystrokeFigures(r.typed[i]).renderP95, keystrokeFigures(r.floors[0]).renderP95))),
       'x',
       `over the p95 of "${FLOORS[0].surface}" (d) in the same round; goal: at most 1.15x`,
     )
-    add(`${surface}: keystroke to results rendered, max`, k((f) => f.renderMax), 'ms')
+    add(
+      `${surface}: keystroke to results rendered, max`,
+      k((f) => f.renderMax),
+      'ms',
+    )
     const parts = (name: keyof KeystrokeFigures['parts'], what: string) =>
-      add(`${surface}: ${what}, p95`, k((f) => f.parts[name].p95), 'ms', `p50 ${k((f) => f.parts[name].p50).toFixed(1)} ms`)
+      add(
+        `${surface}: ${what}, p95`,
+        k((f) => f.parts[name].p95),
+        'ms',
+        `p50 ${k((f) => f.parts[name].p50).toFixed(1)} ms`,
+      )
     parts('input', 'of which the key until the input event')
     parts('handler', "of which the app's input handlers")
     parts('rendering', "of which the browser's layout and frame after them")
-    add(`${surface}: keystroke to next frame, p50`, k((f) => f.paintP50), 'ms', 'includes the wait for the display\'s next frame (16.7 ms apart)')
-    add(`${surface}: keystroke to next frame, p95`, k((f) => f.paintP95), 'ms')
-    add(`${surface}: keystrokes Event Timing found slow`, k((f) => f.slowInteractions), 'keystrokes', `16 ms or more to presentation; slowest ${k((f) => f.slowestInteraction)} ms; DOM changed after the frame: ${k((f) => f.late)}`)
+    add(
+      `${surface}: keystroke to next frame, p50`,
+      k((f) => f.paintP50),
+      'ms',
+      "includes the wait for the display's next frame (16.7 ms apart)",
+    )
+    add(
+      `${surface}: keystroke to next frame, p95`,
+      k((f) => f.paintP95),
+      'ms',
+    )
+    add(
+      `${surface}: keystrokes Event Timing found slow`,
+      k((f) => f.slowInteractions),
+      'keystrokes',
+      `16 ms or more to presentation; slowest ${k((f) => f.slowestInteraction)} ms; DOM changed after the frame: ${k((f) => f.late)}`,
+    )
   }
 
   // (d): what the browser alone takes when a keystroke shows 16 other epics, to read (c) against.
@@ -614,7 +853,12 @@ async function main(): Promise<void> {
       'ms',
       `no app code: the epic phrases typed into a copy of the list that rewrites its ${rounds[0].floors[i].rows} rows from rows seen before`,
     )
-    add(`${surface}: keystroke to rows rendered, p95`, k((f) => f.renderP95), 'ms', `of which the browser's layout and frame p95 ${k((f) => f.parts.rendering.p95).toFixed(1)} ms, the copying p95 ${k((f) => f.parts.handler.p95).toFixed(1)} ms`)
+    add(
+      `${surface}: keystroke to rows rendered, p95`,
+      k((f) => f.renderP95),
+      'ms',
+      `of which the browser's layout and frame p95 ${k((f) => f.parts.rendering.p95).toFixed(1)} ms, the copying p95 ${k((f) => f.parts.handler.p95).toFixed(1)} ms`,
+    )
   }
 
   report(

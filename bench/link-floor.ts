@@ -42,7 +42,12 @@ export async function linkFloorData(service: RunningService): Promise<LinkFloorD
   }
   const byAnswer: LinkFloorData['byAnswer'] = []
   const count = (what: string, bodies: Buffer[]) =>
-    byAnswer.push({ what, answers: bodies.length, bytes: bodies.reduce((n, b) => n + b.length, 0), gzipBytes: bodies.reduce((n, b) => n + gzipSync(b).length, 0) })
+    byAnswer.push({
+      what,
+      answers: bodies.length,
+      bytes: bodies.reduce((n, b) => n + b.length, 0),
+      gzipBytes: bodies.reduce((n, b) => n + gzipSync(b).length, 0),
+    })
   const walk = async (path: string, fields: readonly string[]): Promise<Buffer[]> => {
     const pages: Buffer[] = []
     let next: string | undefined = `${path}?limit=${PAGE}&order_by=updated_at&order_dir=desc&filter=include_archived&fields=${fields.join(',')}`

@@ -50,7 +50,19 @@ import { RENDERER_DIR } from '../e2e/fixtures/global-setup.ts'
 import { gatewayTransport } from '../testing/gateway-transport.ts'
 import { v3, v4 } from '../testing/service.ts'
 import { launch, probesOf } from './browser.ts'
-import { describeRoutes, emptyWindow, held, measured, RATE_LIMIT, ROUNDS, sample, seededRandom, startBenchService, workspaceSize, type BenchService } from './harness.ts'
+import {
+  describeRoutes,
+  emptyWindow,
+  held,
+  measured,
+  RATE_LIMIT,
+  ROUNDS,
+  sample,
+  seededRandom,
+  startBenchService,
+  workspaceSize,
+  type BenchService,
+} from './harness.ts'
 import { linkFloorData, linkFloorMs, longestChain, type LinkFloorData } from './link-floor.ts'
 import { median, report, type Figure } from './report.ts'
 import { describeProfile, LINK_PROFILES, startShapedLink, type LinkProfile, type ShapedLink } from './shaped-link.ts'
@@ -87,7 +99,6 @@ interface LinkRun {
   complete: boolean
 }
 
-
 /** A Transport that notes when each of its calls and downloads started and ended. */
 function timingTransport(inner: Transport, calls: Timed[]): Transport {
   const timed = async <T>(run: () => Promise<T>): Promise<T> => {
@@ -99,7 +110,11 @@ function timingTransport(inner: Transport, calls: Timed[]): Transport {
       calls.push(call)
     }
   }
-  return { ...inner, call: (operation, request) => timed(() => inner.call(operation, request)), download: (id, url, name, lane) => timed(() => inner.download(id, url, name, lane)) }
+  return {
+    ...inner,
+    call: (operation, request) => timed(() => inner.call(operation, request)),
+    download: (id, url, name, lane) => timed(() => inner.download(id, url, name, lane)),
+  }
 }
 
 interface PeerClient {
@@ -147,7 +162,9 @@ const SIGN_IN_TIMEOUT_MS = 10 * 60_000
 
 /** The calls the page's sync made through the host, as the host served them. */
 const timedCalls = (calls: HostCall[], upTo: number): Timed[] =>
-  calls.filter((c) => (c.channel === 'outpost:api.call' || c.channel === 'outpost:files.download') && c.at + c.answerMs <= upTo).map((c) => ({ start: c.at, end: c.at + c.answerMs }))
+  calls
+    .filter((c) => (c.channel === 'outpost:api.call' || c.channel === 'outpost:files.download') && c.at + c.answerMs <= upTo)
+    .map((c) => ({ start: c.at, end: c.at + c.answerMs }))
 
 /** The titles of the epic and the doc the walks bring last: the middle of each list by last update. */
 function lastWalked(service: RunningService): string[] {
@@ -246,7 +263,14 @@ async function appSignIn(bench: BenchService, profile: LinkProfile, rendererDir:
   const link = await startShapedLink(service.baseUrl, profile)
   const folder = mkdtempSync(join(os.tmpdir(), 'outpost-link-app-'))
   const calls: HostCall[] = []
-  const app = await startWebApp({ rendererDir, dataDir: join(folder, 'host'), secrets: new MemorySecretStore(), demo: false, rateLimit: RATE_LIMIT, onCall: (call) => calls.push(call) })
+  const app = await startWebApp({
+    rendererDir,
+    dataDir: join(folder, 'host'),
+    secrets: new MemorySecretStore(),
+    demo: false,
+    rateLimit: RATE_LIMIT,
+    onCall: (call) => calls.push(call),
+  })
   const { page, context } = await launch(join(folder, 'profile'))
   let watch: ReturnType<typeof setInterval> | undefined
   try {
@@ -269,20 +293,27 @@ async function appSignIn(bench: BenchService, profile: LinkProfile, rendererDir:
     await page.getByRole('button', { name: 'Sign in' }).click()
     const usable = usableAt(page, c.epics, c.docs, lastWalked(service))
     usable.catch(() => undefined)
-    await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: SIGN_IN_TIMEOUT_MS })
+    await page
+      .getByRole('contentinfo', { name: 'Status' })
+      .getByText(/^Synced (just now|\d)/)
+      .waitFor({ timeout: SIGN_IN_TIMEOUT_MS })
     const syncedMs = performance.now() - started
     const bytes = link.bytes()
     const traffic = recording.stop()
     const usableMs = (await usable) - pageStart
     if (process.env.BENCH_LINK_TIMELINE) {
       const at = await page.evaluate(() => (window as unknown as { __usable: { listed: number; docs: number } }).__usable)
-      console.error(`  every epic listed at ${(at.listed - pageStart).toFixed(0)} ms, every doc at ${(at.docs - pageStart).toFixed(0)} ms, both found by their titles at ${usableMs.toFixed(0)} ms`)
+      console.error(
+        `  every epic listed at ${(at.listed - pageStart).toFixed(0)} ms, every doc at ${(at.docs - pageStart).toFixed(0)} ms, both found by their titles at ${usableMs.toFixed(0)} ms`,
+      )
     }
     const row = (await probesOf(page)).firstRow
     if (process.env.BENCH_LINK_TIMELINE) {
       for (const call of calls.filter((x) => x.at <= started + syncedMs)) {
         const r = (call.request ?? {}) as { operation?: string; query?: { order_dir?: string; cursor?: string } }
-        console.error(`  ${(call.at - started).toFixed(0).padStart(6)} +${call.answerMs.toFixed(0).padStart(5)} ms ${r.operation ?? call.channel} ${r.query?.order_dir ?? (r.query?.cursor ? 'cursor' : '')}`)
+        console.error(
+          `  ${(call.at - started).toFixed(0).padStart(6)} +${call.answerMs.toFixed(0).padStart(5)} ms ${r.operation ?? call.channel} ${r.query?.order_dir ?? (r.query?.cursor ? 'cursor' : '')}`,
+        )
       }
     }
     return {
@@ -385,7 +416,8 @@ async function usualSync(bench: BenchService, client: PeerClient, link: ShapedLi
     titles.set(id, `Retitled elsewhere ${Math.round(random() * 1e6)}`)
     await api3.put(`/documents/${id}`, { title: titles.get(id) })
   }
-  for (const id of sample(ids('file'), CHANGES.files, random) as number[]) await api3.put(`/files/${id}`, { description: `Described elsewhere ${Math.round(random() * 1e6)}` })
+  for (const id of sample(ids('file'), CHANGES.files, random) as number[])
+    await api3.put(`/files/${id}`, { description: `Described elsewhere ${Math.round(random() * 1e6)}` })
   client.clock.offset += 5 * 60_000
   const measure = await measuredOnLink(bench, client, link, () => client.syncer.sync())
   let seen = 0
@@ -414,7 +446,9 @@ async function replayQueued(bench: BenchService, client: PeerClient, link: Shape
   const seen = picked.filter((id, i) => byId.get(id) === `${tag}: renamed #${i}`).length + served.filter((e) => e.name.startsWith(`${tag}: created #`)).length
   // The least: one bulk update of the 100 and one bulk create of the 10, their bodies up and answers down (gzipped).
   const updateBody = JSON.stringify({ epic_ids: picked, epics: picked.map((id, i) => ({ id, name: `${tag}: renamed #${i}` })) })
-  const createBody = JSON.stringify({ epics: Array.from({ length: QUEUE.creates }, (_, i) => ({ name: `${tag}: created #${i}`, external_id: `outpost-${i}`.padEnd(44, '0') })) })
+  const createBody = JSON.stringify({
+    epics: Array.from({ length: QUEUE.creates }, (_, i) => ({ name: `${tag}: created #${i}`, external_id: `outpost-${i}`.padEnd(44, '0') })),
+  })
   const answer = (ids: number[]) => {
     const epics = (service.ctx.col('epic' as never) as unknown as { getMany(ids: string[]): Map<string, unknown> }).getMany(ids.map(String))
     return gzipSync(JSON.stringify({ entities: [...epics.values()] })).length
@@ -464,12 +498,16 @@ async function round(index: number, rendererDir: string): Promise<Round> {
         if (profile.name === 'metered' && PARTS.has('incremental')) {
           await emptyWindow()
           result.usual = await usualSync(bench, client, link, random)
-          console.error(`round ${index + 1}: the usual sync on the metered link: ${result.usual.requests} requests, ${(result.usual.down / 1e3).toFixed(1)} KB down, chain ${result.usual.chain}`)
+          console.error(
+            `round ${index + 1}: the usual sync on the metered link: ${result.usual.requests} requests, ${(result.usual.down / 1e3).toFixed(1)} KB down, chain ${result.usual.chain}`,
+          )
         }
         if (profile.name === 'metered' && PARTS.has('replay')) {
           await emptyWindow()
           result.replayed = await replayQueued(bench, client, link, random, `link round ${index + 1}`)
-          console.error(`round ${index + 1}: the replay on the metered link: ${result.replayed.requests} requests (${describeRoutes(result.replayed.routes)}), ${(result.replayed.down / 1e3).toFixed(1)} KB down`)
+          console.error(
+            `round ${index + 1}: the replay on the metered link: ${result.replayed.requests} requests (${describeRoutes(result.replayed.routes)}), ${(result.replayed.down / 1e3).toFixed(1)} KB down`,
+          )
         }
       } finally {
         await client.close()
@@ -509,7 +547,12 @@ async function main(): Promise<void> {
   const med = (pick: (r: Round) => number) => median(rounds.map(pick))
   const floor = rounds[0].floor
   const G = med((r) => r.floor.gzipBytes)
-  add('G: every answer needed, gzipped', G / 1e6, 'MB', floor.byAnswer.map((a) => `${a.what}: ${a.answers} x, ${(a.gzipBytes / 1e6).toFixed(2)} MB gzipped of ${(a.bytes / 1e6).toFixed(1)} MB`).join('; '))
+  add(
+    'G: every answer needed, gzipped',
+    G / 1e6,
+    'MB',
+    floor.byAnswer.map((a) => `${a.what}: ${a.answers} x, ${(a.gzipBytes / 1e6).toFixed(2)} MB gzipped of ${(a.bytes / 1e6).toFixed(1)} MB`).join('; '),
+  )
   add('C: the fewest round trips one after another', floor.chain, 'round trips', `${floor.requests} requests at the least`)
   const describe = (runs: (r: Round) => LinkRun | undefined, profile: LinkProfile, who: string) => {
     const of = (r: Round) => runs(r)
@@ -520,7 +563,12 @@ async function main(): Promise<void> {
     add(`${named}: sign-in to Synced`, pick((x) => x.syncedMs) / 1000, 's', against(pick((x) => x.syncedMs)))
     if (of(rounds[0])?.usableMs !== undefined) {
       add(`${named}: sign-in to the first epic rows`, pick((x) => x.firstRowMs ?? Number.NaN) / 1000, 's')
-      add(`${named}: sign-in to usable`, pick((x) => x.usableMs ?? Number.NaN) / 1000, 's', 'every epic in its list, every doc with its title in the cache, an epic and a doc the walks bring last found by their titles')
+      add(
+        `${named}: sign-in to usable`,
+        pick((x) => x.usableMs ?? Number.NaN) / 1000,
+        's',
+        'every epic in its list, every doc with its title in the cache, an epic and a doc the walks bring last found by their titles',
+      )
     }
     add(`${named}: bytes down`, pick((x) => x.down) / 1e6, 'MB', `${(pick((x) => x.down) / G).toFixed(2)}x G; up ${(pick((x) => x.up) / 1e6).toFixed(2)} MB`)
     add(
@@ -531,27 +579,66 @@ async function main(): Promise<void> {
     )
   }
   for (const profile of PROFILES) {
-    if (profile.rttMs > 0) add(`${profile.name} (${describeProfile(profile)}): the floor`, med((r) => linkFloorMs(r.floor, profile)) / 1000, 's', 'max(G/B, C x RTT) + RTT')
+    if (profile.rttMs > 0)
+      add(`${profile.name} (${describeProfile(profile)}): the floor`, med((r) => linkFloorMs(r.floor, profile)) / 1000, 's', 'max(G/B, C x RTT) + RTT')
     if (PARTS.has('app')) describe((r) => r.app.find((a) => a.profile === profile.name), profile, 'the app')
     if (PARTS.has('peer')) describe((r) => r.peer.find((a) => a.profile === profile.name), profile, 'the data layer alone')
   }
   if (rounds[0].drop) {
     const d = (pick: (r: Round) => number) => med(pick)
-    add('train, the link cut at half the bytes for 10 s: sign-in to Synced', d((r) => r.drop!.syncedMs) / 1000, 's', `a clean sign-in ${(d((r) => r.clean!.syncedMs) / 1000).toFixed(1)} s`)
-    add('train, the link cut: bytes down against a clean sign-in', d((r) => r.drop!.down / r.clean!.down), 'x', `${(d((r) => r.drop!.down) / 1e6).toFixed(2)} MB against ${(d((r) => r.clean!.down) / 1e6).toFixed(2)} MB; cut at ${(d((r) => r.drop!.cutAt ?? Number.NaN) / 1e6).toFixed(2)} MB; goal: at most 1.1x`)
-    add('train, the link cut: requests against a clean sign-in', d((r) => r.drop!.requests - r.clean!.requests), 'more', `${d((r) => r.drop!.requests)} against ${d((r) => r.clean!.requests)}`)
+    add(
+      'train, the link cut at half the bytes for 10 s: sign-in to Synced',
+      d((r) => r.drop!.syncedMs) / 1000,
+      's',
+      `a clean sign-in ${(d((r) => r.clean!.syncedMs) / 1000).toFixed(1)} s`,
+    )
+    add(
+      'train, the link cut: bytes down against a clean sign-in',
+      d((r) => r.drop!.down / r.clean!.down),
+      'x',
+      `${(d((r) => r.drop!.down) / 1e6).toFixed(2)} MB against ${(d((r) => r.clean!.down) / 1e6).toFixed(2)} MB; cut at ${(d((r) => r.drop!.cutAt ?? Number.NaN) / 1e6).toFixed(2)} MB; goal: at most 1.1x`,
+    )
+    add(
+      'train, the link cut: requests against a clean sign-in',
+      d((r) => r.drop!.requests - r.clean!.requests),
+      'more',
+      `${d((r) => r.drop!.requests)} against ${d((r) => r.clean!.requests)}`,
+    )
   }
   if (rounds[0].usual) {
     const u = (pick: (x: Exchange) => number) => med((r) => pick(r.usual!))
-    add('metered: a usual sync after 50 changes made elsewhere', u((x) => x.down + x.up) / 1e3, 'KB', `down ${(u((x) => x.down) / 1e3).toFixed(1)} KB, up ${(u((x) => x.up) / 1e3).toFixed(1)} KB; goal: at most 100 KB; ${u((x) => x.seen)} of ${u((x) => x.of)} epic and doc changes in the cache after it`)
-    add('metered: its round trips one after another', u((x) => x.chain), 'round trips', `${u((x) => x.requests)} requests (${describeRoutes(rounds[0].usual!.routes)}), ${(u((x) => x.ms) / 1000).toFixed(1)} s; goal: at most 3`)
+    add(
+      'metered: a usual sync after 50 changes made elsewhere',
+      u((x) => x.down + x.up) / 1e3,
+      'KB',
+      `down ${(u((x) => x.down) / 1e3).toFixed(1)} KB, up ${(u((x) => x.up) / 1e3).toFixed(1)} KB; goal: at most 100 KB; ${u((x) => x.seen)} of ${u((x) => x.of)} epic and doc changes in the cache after it`,
+    )
+    add(
+      'metered: its round trips one after another',
+      u((x) => x.chain),
+      'round trips',
+      `${u((x) => x.requests)} requests (${describeRoutes(rounds[0].usual!.routes)}), ${(u((x) => x.ms) / 1000).toFixed(1)} s; goal: at most 3`,
+    )
   }
   if (rounds[0].replayed) {
     const x = (pick: (e: Exchange) => number) => med((r) => pick(r.replayed!))
-    add('metered: replaying 100 updates and 10 creates, requests', x((e) => e.requests), 'requests', `${(x((e) => e.requests) / 2).toFixed(2)}x the least (2 bulk requests); ${describeRoutes(rounds[0].replayed!.routes)}; goal: at most 1.2x`)
-    add('metered: replaying them, bytes', x((e) => e.down + e.up) / 1e3, 'KB', `${x((e) => (e.down + e.up) / e.least!.bytes).toFixed(2)}x the least (${(x((e) => e.least!.bytes) / 1e3).toFixed(1)} KB: the two bulk bodies, and their answers gzipped); ${x((e) => e.seen)} of ${QUEUE.updates + QUEUE.creates} on the service; ${(x((e) => e.ms) / 1000).toFixed(1)} s`)
+    add(
+      'metered: replaying 100 updates and 10 creates, requests',
+      x((e) => e.requests),
+      'requests',
+      `${(x((e) => e.requests) / 2).toFixed(2)}x the least (2 bulk requests); ${describeRoutes(rounds[0].replayed!.routes)}; goal: at most 1.2x`,
+    )
+    add(
+      'metered: replaying them, bytes',
+      x((e) => e.down + e.up) / 1e3,
+      'KB',
+      `${x((e) => (e.down + e.up) / e.least!.bytes).toFixed(2)}x the least (${(x((e) => e.least!.bytes) / 1e3).toFixed(1)} KB: the two bulk bodies, and their answers gzipped); ${x((e) => e.seen)} of ${QUEUE.updates + QUEUE.creates} on the service; ${(x((e) => e.ms) / 1000).toFixed(1)} s`,
+    )
   }
-  report(`The first sync on a shaped link: ${SIZE.epics} epics, ${SIZE.docs} docs, ${SIZE.files} files; rate limit of the bootstrap benchmark; median of ${ROUNDS} rounds (load average ${os.loadavg()[0].toFixed(2)} on ${os.availableParallelism()} cores)`, figures)
+  report(
+    `The first sync on a shaped link: ${SIZE.epics} epics, ${SIZE.docs} docs, ${SIZE.files} files; rate limit of the bootstrap benchmark; median of ${ROUNDS} rounds (load average ${os.loadavg()[0].toFixed(2)} on ${os.availableParallelism()} cores)`,
+    figures,
+  )
 }
 
 await main()

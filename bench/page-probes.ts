@@ -161,7 +161,10 @@ export function watchKeystrokes(): void {
     (event) => {
       const field = event.target
       const typed = event.key.length === 1 || event.key === 'Backspace'
-      current = field instanceof HTMLInputElement && typed && !event.ctrlKey && !event.metaKey && !event.altKey ? { key: event.key, before: field.value, at: event.timeStamp } : undefined
+      current =
+        field instanceof HTMLInputElement && typed && !event.ctrlKey && !event.metaKey && !event.altKey
+          ? { key: event.key, before: field.value, at: event.timeStamp }
+          : undefined
     },
     true,
   )

@@ -119,7 +119,11 @@ export async function replayCalls(input: PipelineFloorInput): Promise<PipelineFl
     r.onerror = () => reject(r.error)
   })
   const itemsOf = (value: unknown): unknown[] | undefined =>
-    Array.isArray(value) ? value : value && typeof value === 'object' && Array.isArray((value as { entities?: unknown }).entities) ? (value as { entities: unknown[] }).entities : undefined
+    Array.isArray(value)
+      ? value
+      : value && typeof value === 'object' && Array.isArray((value as { entities?: unknown }).entities)
+        ? (value as { entities: unknown[] }).entities
+        : undefined
   const stored: unknown[][] = []
   const store = (operation: string, items: unknown[]) =>
     new Promise<void>((resolve, reject) => {
@@ -188,7 +192,15 @@ export async function replayCalls(input: PipelineFloorInput): Promise<PipelineFl
  * the CPU it took the browser of `profileDir` and this process. Without
  * `store`, the answers are decoded and not stored.
  */
-export async function pipelineFloor(app: WebApp, context: BrowserContext, profileDir: string, recorded: HostCall[], from: number, to: number, store = true): Promise<PipelineFloor> {
+export async function pipelineFloor(
+  app: WebApp,
+  context: BrowserContext,
+  profileDir: string,
+  recorded: HostCall[],
+  from: number,
+  to: number,
+  store = true,
+): Promise<PipelineFloor> {
   await emptyWindow()
   await rm(app.side.folders.cache, { recursive: true, force: true })
   const page = await context.newPage()
@@ -214,5 +226,10 @@ export async function pipelineFloor(app: WebApp, context: BrowserContext, profil
 
 /** The floor's phases, a line each: `     520 ms to   1719 ms    99 x epics.list`. */
 export function describePhases(floor: PipelineFloor): string {
-  return floor.phases.map((p) => `  ${p.from.toFixed(0).padStart(6)} ms to ${p.to.toFixed(0).padStart(6)} ms  ${String(p.calls).padStart(4)} x ${p.operation.replace(/^outpost:/, '')}`).join('\n')
+  return floor.phases
+    .map(
+      (p) =>
+        `  ${p.from.toFixed(0).padStart(6)} ms to ${p.to.toFixed(0).padStart(6)} ms  ${String(p.calls).padStart(4)} x ${p.operation.replace(/^outpost:/, '')}`,
+    )
+    .join('\n')
 }

@@ -73,7 +73,10 @@ try {
     // traceTasks started tracing already: restart with the timeline's categories.
     await trace.stop()
     cdp.on('Tracing.dataCollected', (d: { value: object[] }) => void events.push(...(d.value as never[])))
-    await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['toplevel', '__metadata', 'devtools.timeline', 'v8', 'blink', 'IndexedDB'], recordMode: 'recordContinuously' }, transferMode: 'ReportEvents' })
+    await cdp.send('Tracing.start', {
+      traceConfig: { includedCategories: ['toplevel', '__metadata', 'devtools.timeline', 'v8', 'blink', 'IndexedDB'], recordMode: 'recordContinuously' },
+      transferMode: 'ReportEvents',
+    })
   }
   await cdp.send('Network.enable')
   const frames: { t: number; dir: 'out' | 'in'; data: string }[] = []
@@ -86,7 +89,10 @@ try {
   const nodeCpuSince = processCpu()
   const started = performance.now()
   await page.getByRole('button', { name: 'Sign in' }).click()
-  await page.getByRole('contentinfo', { name: 'Status' }).getByText(/^Synced (just now|\d)/).waitFor({ timeout: 600_000 })
+  await page
+    .getByRole('contentinfo', { name: 'Status' })
+    .getByText(/^Synced (just now|\d)/)
+    .waitFor({ timeout: 600_000 })
   const syncedMs = performance.now() - started
   const nodeCpu = nodeCpuSince()
   const cpu = cpuBetween(cpuBefore, browserCpu(profileDir))
@@ -102,8 +108,15 @@ try {
     await complete
     const main = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`))
     const byName = new Map<string, number>()
-    for (const e of events) if (e.ph === 'X' && e.dur !== undefined && main.has(`${e.pid}:${e.tid}`)) byName.set(e.name, (byName.get(e.name) ?? 0) + e.dur / 1000)
-    console.log([...byName].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([k, v]) => `  ${v.toFixed(0).padStart(7)} ms (inclusive)  ${k}`).join('\n'))
+    for (const e of events)
+      if (e.ph === 'X' && e.dur !== undefined && main.has(`${e.pid}:${e.tid}`)) byName.set(e.name, (byName.get(e.name) ?? 0) + e.dur / 1000)
+    console.log(
+      [...byName]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 40)
+        .map(([k, v]) => `  ${v.toFixed(0).padStart(7)} ms (inclusive)  ${k}`)
+        .join('\n'),
+    )
   } else tasks = await trace.stop()
   const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: Profile }
   if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile))
@@ -119,7 +132,9 @@ try {
         console.log(`${(f.t - t0).toFixed(0).padStart(6)} -> ${id} ${what}`)
       } else if (/"type":"result"/.test(head)) {
         const s = sent.get(id)
-        console.log(`${(f.t - t0).toFixed(0).padStart(6)} <- ${id} ${s?.what ?? ''} ${s ? (f.t - s.t).toFixed(0) : ''} ms, ${(f.data.length / 1024).toFixed(0)} KB`)
+        console.log(
+          `${(f.t - t0).toFixed(0).padStart(6)} <- ${id} ${s?.what ?? ''} ${s ? (f.t - s.t).toFixed(0) : ''} ms, ${(f.data.length / 1024).toFixed(0)} KB`,
+        )
       } else if (/"type":"event"/.test(head)) console.log(`${(f.t - t0).toFixed(0).padStart(6)} <- event ${/"event":"([^"]+)"/.exec(head)?.[1]}`)
     }
   }
@@ -134,27 +149,44 @@ try {
     const file = url.replace(/^.*\//, '') || functionName
     if (functionName === '(idle)') continue
     total += ms
-    byFunction.set(`${functionName || '(anonymous)'} ${file}:${lineNumber}`, (byFunction.get(`${functionName || '(anonymous)'} ${file}:${lineNumber}`) ?? 0) + ms)
+    byFunction.set(
+      `${functionName || '(anonymous)'} ${file}:${lineNumber}`,
+      (byFunction.get(`${functionName || '(anonymous)'} ${file}:${lineNumber}`) ?? 0) + ms,
+    )
     byFile.set(file, (byFile.get(file) ?? 0) + ms)
   }
   const top = (map: Map<string, number>, n: number) =>
-    [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${v.toFixed(0).padStart(6)} ms  ${k}`).join('\n')
-  console.log(`sign-in to synced ${(syncedMs / 1000).toFixed(1)} s; main thread busy ${(tasks.busyMs / 1000).toFixed(1)} s in ${tasks.tasks} tasks, longest ${tasks.longestMs.toFixed(0)} ms, ${tasks.over50} of 50 ms or more; sampled (not idle) ${(total / 1000).toFixed(1)} s`)
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `  ${v.toFixed(0).padStart(6)} ms  ${k}`)
+      .join('\n')
+  console.log(
+    `sign-in to synced ${(syncedMs / 1000).toFixed(1)} s; main thread busy ${(tasks.busyMs / 1000).toFixed(1)} s in ${tasks.tasks} tasks, longest ${tasks.longestMs.toFixed(0)} ms, ${tasks.over50} of 50 ms or more; sampled (not idle) ${(total / 1000).toFixed(1)} s`,
+  )
   if (cpu) {
     const kinds = [...cpu.byKind].map(([kind, seconds]) => `${kind} ${seconds.toFixed(2)} s`).join(', ')
     console.log(`CPU, sign-in to synced: the browser ${cpu.total.toFixed(2)} s (${kinds}); the service and the host ${nodeCpu.toFixed(2)} s`)
   }
-  console.log(`the longest tasks, and what the profile sampled in each (self time; the build's functions they ran in):\n${longestTasks(profile, tasks.longest)}`)
+  console.log(
+    `the longest tasks, and what the profile sampled in each (self time; the build's functions they ran in):\n${longestTasks(profile, tasks.longest)}`,
+  )
   /** CPU seconds by thread, the busiest first. */
   const byThread = (used: ReturnType<typeof cpuBetween>) =>
-    [...(used?.byKind ?? [])].filter(([, seconds]) => seconds >= 0.02).sort((a, b) => b[1] - a[1]).map(([name, seconds]) => `  ${seconds.toFixed(2).padStart(6)} s  ${name}`).join('\n')
+    [...(used?.byKind ?? [])]
+      .filter(([, seconds]) => seconds >= 0.02)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, seconds]) => `  ${seconds.toFixed(2).padStart(6)} s  ${name}`)
+      .join('\n')
   if (threads) console.log(`CPU by thread, sign-in to synced:\n${byThread(threads)}`)
   if (process.env.PROFILE_FLOOR) {
     // The cache floor (cache-floor.ts) on the same threads: what storing the rows alone costs each.
     const before = browserCpu(profileDir, 'thread')
     const floor = (await page.evaluate(inPage(writeCacheAgain, 100))) as CacheFloor
     const used = cpuBetween(before, browserCpu(profileDir, 'thread'))
-    console.log(`the cache floor: ${floor.rows} rows in ${(floor.ms / 1000).toFixed(2)} s; CPU by thread (its read of the rows first included):\n${byThread(used)}`)
+    console.log(
+      `the cache floor: ${floor.rows} rows in ${(floor.ms / 1000).toFixed(2)} s; CPU by thread (its read of the rows first included):\n${byThread(used)}`,
+    )
   }
   if (process.env.PROFILE_PIPELINE) {
     // PROFILE_PIPELINE=calls: the answers decoded, nothing stored.
@@ -195,7 +227,9 @@ async function profileColdOpen(open: number): Promise<void> {
     await page.waitForTimeout(4_000)
     const tasks = await trace.stop()
     const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: Profile }
-    console.log(`cold open ${open}: main thread busy ${tasks.busyMs.toFixed(0)} ms in ${tasks.tasks} tasks in its first 4 s, longest ${tasks.longestMs.toFixed(0)} ms, ${tasks.over50} of 50 ms or more:`)
+    console.log(
+      `cold open ${open}: main thread busy ${tasks.busyMs.toFixed(0)} ms in ${tasks.tasks} tasks in its first 4 s, longest ${tasks.longestMs.toFixed(0)} ms, ${tasks.over50} of 50 ms or more:`,
+    )
     console.log(longestTasks(profile, tasks.longest))
   } finally {
     await context.close()
@@ -230,7 +264,12 @@ function longestTasks(profile: Profile, longest: MainThreadTasks['longest']): st
         inclusive.set(name(n), (inclusive.get(name(n)) ?? 0) + ms)
       }
     })
-    const top = (map: Map<string, number>, n: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(', ')
+    const top = (map: Map<string, number>, n: number) =>
+      [...map]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, n)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')
     lines.push(`  ${task.ms.toFixed(1)} ms: ${top(self, 6)}\n      in: ${top(inclusive, 12)}`)
   }
   return lines.join('\n')

@@ -60,8 +60,20 @@ rmSync(folder, { recursive: true, force: true })
 const figures: Figure[] = []
 for (const outage of OUTAGES_MS) {
   const ms = seen[outage]
-  figures.push({ bench: 'reconnect', figure: `after a ${outage / 1000} s outage: online after the service is back (median)`, value: Math.round(median(ms)), unit: 'ms', note: 'goal: within 2,000 ms' })
+  figures.push({
+    bench: 'reconnect',
+    figure: `after a ${outage / 1000} s outage: online after the service is back (median)`,
+    value: Math.round(median(ms)),
+    unit: 'ms',
+    note: 'goal: within 2,000 ms',
+  })
   figures.push({ bench: 'reconnect', figure: `after a ${outage / 1000} s outage: the slowest round`, value: Math.round(Math.max(...ms)), unit: 'ms' })
 }
-figures.push({ bench: 'reconnect', figure: 'peer: the probe interval while offline', value: PROBE_EVERY_MS, unit: 'ms', note: 'a probe lands within it of the return' })
+figures.push({
+  bench: 'reconnect',
+  figure: 'peer: the probe interval while offline',
+  value: PROBE_EVERY_MS,
+  unit: 'ms',
+  note: 'a probe lands within it of the return',
+})
 report(`Reconnect: the main side's connectivity monitor and its probe against a service stopped and started again; ${ROUNDS} rounds per outage`, figures)

@@ -89,12 +89,20 @@ async function checkService(service: RunningService, changes: QueuedChanges): Pr
   const byId = new Map(epics.map((e) => [e.id, e]))
   const count = (names: string[], all: string[]) => names.map((n) => all.filter((a) => a === n).length)
   const counts = [
-    ...count(changes.creates.map((c) => c.name), epics.map((e) => e.name)),
-    ...count(changes.uploads.map((u) => u.name), files.map((f) => f.name)),
+    ...count(
+      changes.creates.map((c) => c.name),
+      epics.map((e) => e.name),
+    ),
+    ...count(
+      changes.uploads.map((u) => u.name),
+      files.map((f) => f.name),
+    ),
   ]
   const applied = changes.updates.filter((u) => {
     const e = byId.get(u.id)
-    return e && (u.fields.name === undefined || e.name === u.fields.name) && (u.fields.epic_state_id === undefined || e.epic_state_id === u.fields.epic_state_id)
+    return (
+      e && (u.fields.name === undefined || e.name === u.fields.name) && (u.fields.epic_state_id === undefined || e.epic_state_id === u.fields.epic_state_id)
+    )
   }).length
   return {
     updatesApplied: applied,
@@ -122,7 +130,7 @@ async function main(): Promise<void> {
 
   const client = outpostClient(service)
   const syncer = createSyncer({ db: client.db, transport: client.transport, clock: Date.now, options: { fileBudgetBytes: 0 } })
-  console.error('bootstrapping Outpost\'s cache (not measured)...')
+  console.error("bootstrapping Outpost's cache (not measured)...")
   await syncer.sync()
   const states = (await client.db.epicStates.toArray()).map((s) => Number(s.id))
   const stateOf = async (id: number) => (await client.db.epics.get(id))?.epic_state_id ?? undefined
@@ -197,7 +205,9 @@ async function main(): Promise<void> {
     runs.lost.push(await lostRun(`outpost lost answer round ${round}`))
     await emptyWindow()
     const said = (r: Run) => `${r.requests} requests in ${(r.ms / 1000).toFixed(1)} s`
-    console.error(`round ${round}/${ROUNDS}: Outpost ${said(runs.random.at(-1)!)} (random epics), ${said(runs.recent.at(-1)!)} (recent); baseline ${said(runs.baseline.at(-1)!)}`)
+    console.error(
+      `round ${round}/${ROUNDS}: Outpost ${said(runs.random.at(-1)!)} (random epics), ${said(runs.recent.at(-1)!)} (recent); baseline ${said(runs.baseline.at(-1)!)}`,
+    )
   }
   await client.close()
   await bench.close()
@@ -212,35 +222,123 @@ async function main(): Promise<void> {
     const ms = med(list, (r) => r.ms)
     add(`${name}: requests`, requests, 'requests', routesNote)
     add(`${name}: wall time`, ms / 1000, 's')
-    add(`${name}: at the real limit`, realMinutes(ms, requests - med(list, (r) => r.rateLimited)), 'min', 'estimate: the longer of the wall time and the least 200 a minute allows')
-    add(`${name}: 429s received`, med(list, (r) => r.rateLimited), 'answers', 'goal: 0')
-    add(`${name}: updates applied`, med(list, (r) => r.updatesApplied), `of ${QUEUE.updates}`)
-    add(`${name}: creates and uploads there exactly once`, med(list, (r) => r.exactlyOnce), `of ${QUEUE.creates + QUEUE.uploads}`)
-    add(`${name}: duplicates`, list.reduce((n, r) => n + r.duplicates, 0), 'items', `over all ${list.length} rounds; goal: 0`)
-    add(`${name}: missing`, list.reduce((n, r) => n + r.missing, 0), 'items', `over all ${list.length} rounds`)
+    add(
+      `${name}: at the real limit`,
+      realMinutes(ms, requests - med(list, (r) => r.rateLimited)),
+      'min',
+      'estimate: the longer of the wall time and the least 200 a minute allows',
+    )
+    add(
+      `${name}: 429s received`,
+      med(list, (r) => r.rateLimited),
+      'answers',
+      'goal: 0',
+    )
+    add(
+      `${name}: updates applied`,
+      med(list, (r) => r.updatesApplied),
+      `of ${QUEUE.updates}`,
+    )
+    add(
+      `${name}: creates and uploads there exactly once`,
+      med(list, (r) => r.exactlyOnce),
+      `of ${QUEUE.creates + QUEUE.uploads}`,
+    )
+    add(
+      `${name}: duplicates`,
+      list.reduce((n, r) => n + r.duplicates, 0),
+      'items',
+      `over all ${list.length} rounds; goal: 0`,
+    )
+    add(
+      `${name}: missing`,
+      list.reduce((n, r) => n + r.missing, 0),
+      'items',
+      `over all ${list.length} rounds`,
+    )
   }
 
   const floor = Math.ceil(QUEUE.updates / 100) + Math.ceil(QUEUE.creates / 100) + Math.ceil(QUEUE.uploads / 4)
-  add('floor: fewest requests the API allows', floor, 'requests', 'bulk PATCH /epics/bulk of 100, bulk POST /epics/bulk of 100, POST /files of 4 files; no conflict checks')
+  add(
+    'floor: fewest requests the API allows',
+    floor,
+    'requests',
+    'bulk PATCH /epics/bulk of 100, bulk POST /epics/bulk of 100, POST /files of 4 files; no conflict checks',
+  )
   const outpostSide = (name: string, list: Run[]) => {
     side(name, list, describeRoutes(medianRun(list).routes, 5))
-    add(`${name}: of which waiting for the service`, med(list, (r) => r.waitingMs!) / 1000, 's', 'a request on its way; the rest is the outbox\'s own work in the cache')
+    add(
+      `${name}: of which waiting for the service`,
+      med(list, (r) => r.waitingMs!) / 1000,
+      's',
+      "a request on its way; the rest is the outbox's own work in the cache",
+    )
     add(`${name}: queueing offline`, med(list, (r) => r.queueMs!) / 1000, 's', `${QUEUE.updates + QUEUE.creates + QUEUE.uploads} actions, no network`)
     const r = list.at(-1)!.result!
-    add(`${name}: replay result (last round)`, r.confirmed, 'confirmed', `failed ${r.failed}, conflicts ${r.conflicts}, left ${r.remaining}, passes ${list.at(-1)!.passes}`)
+    add(
+      `${name}: replay result (last round)`,
+      r.confirmed,
+      'confirmed',
+      `failed ${r.failed}, conflicts ${r.conflicts}, left ${r.remaining}, passes ${list.at(-1)!.passes}`,
+    )
   }
   outpostSide('Outpost, random epics', runs.random)
   outpostSide('Outpost, recently updated epics', runs.recent)
   side('baseline (one call per change)', runs.baseline, describeRoutes(medianRun(runs.baseline).routes, 3))
   const lostFloor = Math.ceil(QUEUE.creates / 100)
-  add(`Outpost, ${QUEUE.creates} creates whose bulk answer was lost: requests to find them`, med(runs.lost, (r) => r.requests), 'requests', describeRoutes(medianRun(runs.lost).routes, 3))
-  add('floor of finding them', lostFloor, 'requests', 'one page of the 100 most recently updated epics per 100 creates (GET /epics?order_by=updated_at&order_dir=desc)')
-  add('finding them / floor', ratio(med(runs.lost, (r) => r.requests), lostFloor), 'x', 'goal: at most 1.05')
-  add(`Outpost, lost bulk answer: creates there exactly once`, med(runs.lost, (r) => r.exactlyOnce), `of ${QUEUE.creates}`)
-  add(`Outpost, lost bulk answer: duplicates`, runs.lost.reduce((n, r) => n + r.duplicates, 0), 'items', `over all ${runs.lost.length} rounds; goal: 0`)
-  for (const [name, list] of [['random epics', runs.random], ['recently updated epics', runs.recent]] as const) {
-    add(`baseline / Outpost (${name}): requests`, ratio(med(runs.baseline, (r) => r.requests), med(list, (r) => r.requests)), 'x', 'goal: at least 20x')
-    add(`baseline / Outpost (${name}): wall time`, ratio(med(runs.baseline, (r) => r.ms), med(list, (r) => r.ms)), 'x')
+  add(
+    `Outpost, ${QUEUE.creates} creates whose bulk answer was lost: requests to find them`,
+    med(runs.lost, (r) => r.requests),
+    'requests',
+    describeRoutes(medianRun(runs.lost).routes, 3),
+  )
+  add(
+    'floor of finding them',
+    lostFloor,
+    'requests',
+    'one page of the 100 most recently updated epics per 100 creates (GET /epics?order_by=updated_at&order_dir=desc)',
+  )
+  add(
+    'finding them / floor',
+    ratio(
+      med(runs.lost, (r) => r.requests),
+      lostFloor,
+    ),
+    'x',
+    'goal: at most 1.05',
+  )
+  add(
+    `Outpost, lost bulk answer: creates there exactly once`,
+    med(runs.lost, (r) => r.exactlyOnce),
+    `of ${QUEUE.creates}`,
+  )
+  add(
+    `Outpost, lost bulk answer: duplicates`,
+    runs.lost.reduce((n, r) => n + r.duplicates, 0),
+    'items',
+    `over all ${runs.lost.length} rounds; goal: 0`,
+  )
+  for (const [name, list] of [
+    ['random epics', runs.random],
+    ['recently updated epics', runs.recent],
+  ] as const) {
+    add(
+      `baseline / Outpost (${name}): requests`,
+      ratio(
+        med(runs.baseline, (r) => r.requests),
+        med(list, (r) => r.requests),
+      ),
+      'x',
+      'goal: at least 20x',
+    )
+    add(
+      `baseline / Outpost (${name}): wall time`,
+      ratio(
+        med(runs.baseline, (r) => r.ms),
+        med(list, (r) => r.ms),
+      ),
+      'x',
+    )
   }
 
   report(

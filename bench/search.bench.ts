@@ -50,8 +50,7 @@ number sound no most people my over know water than call first who may down side
 place made live where after back little only round man year came show every good me give our under name very through just
 form sentence great think say help low line differ turn cause much mean before move right boy old too same tell does set
 three want air well also play small end put home read hand port large spell add even land here must big high such follow
-act why ask men change went light kind off need house picture try us again animal point mother world near build self earth`
-  .split(/\s+/)
+act why ask men change went light kind off need house picture try us again animal point mother world near build self earth`.split(/\s+/)
 const PRODUCT = `design system tokens migration onboarding billing invoice search offline sync export import dashboard report
 analytics mobile android ios api gateway auth login permissions roles notifications email webhook calendar timeline roadmap
 kanban sprint release deploy pipeline monitoring alerts latency cache database postgres schema index query performance
@@ -60,8 +59,7 @@ integration slack github figma upload download attachments comments mentions rea
 workspace settings profile avatar theme dark keyboard shortcuts navigation sidebar filters sorting pagination bulk archive
 restore history audit compliance security encryption backup recovery quota limits usage metrics experiment rollout flags
 beta feature customer partner admin invite team group member owner follower label category objective milestone health
-status risk blocker dependency estimate capacity planning retro incident postmortem oncall runbook documentation guide`
-  .split(/\s+/)
+status risk blocker dependency estimate capacity planning retro incident postmortem oncall runbook documentation guide`.split(/\s+/)
 const SYLLABLES = 'ka lo mi ra te su vo ne pa ri zu do fe gi ha ji ku ma no pe qui sa ti wa xe yo bri cla dre fro glu'.split(' ')
 
 /** ~20,000 words, most frequent first: real words, then product words, then made-up names and jargon. */
@@ -112,7 +110,11 @@ function markdown(heading: string): string {
   }
   return md
 }
-const html = (md: string) => md.split('\n\n').map((block) => `<p>${block}</p>`).join('\n')
+const html = (md: string) =>
+  md
+    .split('\n\n')
+    .map((block) => `<p>${block}</p>`)
+    .join('\n')
 
 // ---- the cache ----------------------------------------------------------------------------
 
@@ -120,31 +122,71 @@ const timestamp = (i: number) => new Date(Date.UTC(2025, 0, 1) + i * 60_000).toI
 
 function epic(id: number): CachedEpic {
   return {
-    id, name: title(), description: paragraph(between(2, 6)), archived: random() < 0.05, epic_state_id: 1,
-    started: false, completed: false, started_at: null, completed_at: null, deadline: null, planned_start_date: null,
-    owner_ids: [], follower_ids: [], group_ids: [], objective_ids: [], label_ids: [], requested_by_id: null,
-    external_id: null, position: id, app_url: `https://app.example.com/epic/${id}`, created_at: timestamp(id), updated_at: timestamp(id),
+    id,
+    name: title(),
+    description: paragraph(between(2, 6)),
+    archived: random() < 0.05,
+    epic_state_id: 1,
+    started: false,
+    completed: false,
+    started_at: null,
+    completed_at: null,
+    deadline: null,
+    planned_start_date: null,
+    owner_ids: [],
+    follower_ids: [],
+    group_ids: [],
+    objective_ids: [],
+    label_ids: [],
+    requested_by_id: null,
+    external_id: null,
+    position: id,
+    app_url: `https://app.example.com/epic/${id}`,
+    created_at: timestamp(id),
+    updated_at: timestamp(id),
   }
 }
 function doc(i: number): CachedDoc {
   const heading = title()
   const content_markdown = markdown(heading)
   return {
-    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, title: heading, content_markdown, content_html: html(content_markdown),
-    archived: false, creator_id: null, created_at: timestamp(i), updated_at: timestamp(i),
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    title: heading,
+    content_markdown,
+    content_html: html(content_markdown),
+    archived: false,
+    creator_id: null,
+    created_at: timestamp(i),
+    updated_at: timestamp(i),
   }
 }
 function comment(id: number): CachedComment {
   return {
-    id, epic_id: between(1, EPICS), parent_id: null, author_id: null, text: paragraph(between(1, 3)), deleted: false,
-    external_id: null, created_at: timestamp(id), updated_at: timestamp(id),
+    id,
+    epic_id: between(1, EPICS),
+    parent_id: null,
+    author_id: null,
+    text: paragraph(between(1, 3)),
+    deleted: false,
+    external_id: null,
+    created_at: timestamp(id),
+    updated_at: timestamp(id),
   }
 }
 function file(id: number): CachedFile {
   return {
-    id, name: `${words(2).replace(' ', '-')}.pdf`, description: random() < 0.5 ? sentence() : null, content_type: 'application/pdf',
-    size: 1000, url: `https://files.example.com/${id}`, thumbnail_url: null, story_ids: [], uploader_id: null, external_id: null,
-    created_at: timestamp(id), updated_at: timestamp(id),
+    id,
+    name: `${words(2).replace(' ', '-')}.pdf`,
+    description: random() < 0.5 ? sentence() : null,
+    content_type: 'application/pdf',
+    size: 1000,
+    url: `https://files.example.com/${id}`,
+    thumbnail_url: null,
+    story_ids: [],
+    uploader_id: null,
+    external_id: null,
+    created_at: timestamp(id),
+    updated_at: timestamp(id),
   }
 }
 
@@ -181,8 +223,19 @@ const heapMb = () => {
 /** 200 keystrokes: typing typical queries letter by letter (prefixes), typos included. */
 function keystrokes(db: { sampleTitles: string[] }): string[] {
   const phrases = [
-    'design system', 'billing export', 'onboarding', 'offline sync', 'webhook', 'dashbord', 'permissions roles',
-    'release pipeline', 'notifcations', 'api gateway', 'search', 'postgres schema', 'accessibility',
+    'design system',
+    'billing export',
+    'onboarding',
+    'offline sync',
+    'webhook',
+    'dashbord',
+    'permissions roles',
+    'release pipeline',
+    'notifcations',
+    'api gateway',
+    'search',
+    'postgres schema',
+    'accessibility',
     ...db.sampleTitles,
   ]
   const out: string[] = []
@@ -255,7 +308,11 @@ async function main(): Promise<void> {
     record(`keystroke max (${label})`, max, 'ms', `on ${JSON.stringify(typed[times.indexOf(max)])}`)
   }
   summarise('first pass', passes[0], `${typed.length} queries, limit 20`)
-  summarise('best of 3', typed.map((_, i) => Math.min(passes[0][i], passes[1][i], passes[2][i])), 'per keystroke')
+  summarise(
+    'best of 3',
+    typed.map((_, i) => Math.min(passes[0][i], passes[1][i], passes[2][i])),
+    'per keystroke',
+  )
   const short = typed.map((text, i) => (text.replace(/\s/g, '').length <= 2 ? passes[0][i] : -1)).filter((ms) => ms >= 0)
   record('keystroke max, 1-2 letters (first pass)', Math.max(...short), 'ms', `${short.length} queries`)
   record('results per keystroke', results / typed.length, 'results')
@@ -270,15 +327,32 @@ async function main(): Promise<void> {
   await db.epics.bulkPut(epicPage)
   await search.settled()
   const pulsar = search.query('pulsar roll', { limit: 100 })
-  record('100-epic sync page to findable', performance.now() - started, 'ms', `rescans 10,000 epics; top 100 all from the page: ${pulsar.every((r) => r.title.startsWith('Pulsar rollout'))}`)
+  record(
+    '100-epic sync page to findable',
+    performance.now() - started,
+    'ms',
+    `rescans 10,000 epics; top 100 all from the page: ${pulsar.every((r) => r.title.startsWith('Pulsar rollout'))}`,
+  )
   const page = Array.from({ length: 100 }, (_, i) => ({ ...doc(i + 1), title: `Nebula handbook ${i}`, updated_at: timestamp(EPICS + 2) }))
   started = performance.now()
   await db.docs.bulkPut(page)
   await search.settled()
   const nebula = search.query('nebula hand', { limit: 100 })
-  record('100-doc sync page to findable', performance.now() - started, 'ms', `top 100 all from the page: ${nebula.every((r) => r.title.startsWith('Nebula handbook'))}`)
+  record(
+    '100-doc sync page to findable',
+    performance.now() - started,
+    'ms',
+    `top 100 all from the page: ${nebula.every((r) => r.title.startsWith('Nebula handbook'))}`,
+  )
   started = performance.now()
-  await db.overlay.put({ kind: 'epic', id: 'local:bench', patch: { name: 'Zephyr offline draft', description: '' }, created: true, deleted: false, updatedAt: Date.now() })
+  await db.overlay.put({
+    kind: 'epic',
+    id: 'local:bench',
+    patch: { name: 'Zephyr offline draft', description: '' },
+    created: true,
+    deleted: false,
+    updatedAt: Date.now(),
+  })
   await search.settled()
   record('offline create to findable', performance.now() - started, 'ms', `found: ${search.query('zephyr')[0]?.id === 'local:bench'}`)
   const changeSlices = slices.splice(0)
@@ -310,10 +384,15 @@ async function epicListKeystrokes(): Promise<void> {
   const phrases = epicPhrases(random, EPICS, 8)
   const filters: EpicFilters = { query: '', states: [], owners: [], teams: [], objectives: [], archived: 'active', sort: 'updated', dir: 'desc' }
   const keystroke = (query: string) =>
-    applyFilters(epics, { ...filters, query }, {
-      states: new Map(),
-      ranked: (textMatches) => (asksIndex(query, textMatches) ? scoresOf(search.query(query.trim(), { kinds: ['epic'], limit: INDEX_LIMIT, snippets: false })) : null),
-    })
+    applyFilters(
+      epics,
+      { ...filters, query },
+      {
+        states: new Map(),
+        ranked: (textMatches) =>
+          asksIndex(query, textMatches) ? scoresOf(search.query(query.trim(), { kinds: ['epic'], limit: INDEX_LIMIT, snippets: false })) : null,
+      },
+    )
   // The first half warms the JIT and the index's kept matches up, as the benchmark's earlier phrases do.
   const typed = phrases.flatMap((phrase) => [...phrase].map((_, k) => phrase.slice(0, k + 1)))
   const times = typed.map((query) => {
@@ -324,8 +403,18 @@ async function epicListKeystrokes(): Promise<void> {
   const half = Math.floor(typed.length / 2)
   const measured = times.slice(half)
   const max = Math.max(...measured)
-  record('epic list keystroke p50 (filter and index)', percentile(measured, 50), 'ms', `${measured.length} keystrokes of the interface benchmark's epic phrases over ${EPICS} epics named as seeded`)
-  record('epic list keystroke p95 (filter and index)', percentile(measured, 95), 'ms', `slowest ${max.toFixed(1)} ms on ${JSON.stringify(typed[half + measured.indexOf(max)])}`)
+  record(
+    'epic list keystroke p50 (filter and index)',
+    percentile(measured, 50),
+    'ms',
+    `${measured.length} keystrokes of the interface benchmark's epic phrases over ${EPICS} epics named as seeded`,
+  )
+  record(
+    'epic list keystroke p95 (filter and index)',
+    percentile(measured, 95),
+    'ms',
+    `slowest ${max.toFixed(1)} ms on ${JSON.stringify(typed[half + measured.indexOf(max)])}`,
+  )
   search.dispose()
   db.close()
 }

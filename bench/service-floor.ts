@@ -58,7 +58,9 @@ export class EpicPageFloor {
         `SELECT parent, ${columns} FROM entities WHERE kind = '${kind}' AND parent IN (SELECT value FROM json_each(?)) ORDER BY ${order}`,
       )
     const named = (kind: string, name: string) =>
-      db.prepare<[string], { id: string; name: string | null }>(`SELECT id, ${name} AS name FROM entities WHERE kind = '${kind}' AND id IN (SELECT value FROM json_each(?))`)
+      db.prepare<[string], { id: string; name: string | null }>(
+        `SELECT id, ${name} AS name FROM entities WHERE kind = '${kind}' AND id IN (SELECT value FROM json_each(?))`,
+      )
     this.stmts = {
       listIds: db.prepare<[], number>("SELECT CAST(id AS INTEGER) FROM entities WHERE kind = 'epic' AND archived = 0 ORDER BY seq").pluck(),
       snapshot: db.prepare<[string], { spec: string; ids: string }>(
@@ -108,7 +110,14 @@ export class EpicPageFloor {
     const healths = group(this.stmts.healths.all(list))
     const stories = group(this.stmts.stories.all(list))
 
-    const wanted = { member: new Set<string>(), group: new Set<string>(), label: new Set<string>(), objective: new Set<string>(), state: new Set<string>(), story: new Set<string>() }
+    const wanted = {
+      member: new Set<string>(),
+      group: new Set<string>(),
+      label: new Set<string>(),
+      objective: new Set<string>(),
+      state: new Set<string>(),
+      story: new Set<string>(),
+    }
     for (const e of epics) {
       for (const id of [...e.follower_ids, ...e.owner_ids, ...e.member_mention_ids]) wanted.member.add(id)
       if (typeof e.requested_by_id === 'string') wanted.member.add(e.requested_by_id)
@@ -172,7 +181,9 @@ export class EpicPageFloor {
         created_at: e.created_at,
         deadline: e.deadline,
         description: e.description,
-        epic_state: state ? { entity_type: 'epic-state:slim', id: e.epic_state_id, name: state.name, type: state.type } : { entity_type: 'epic-state:slim', id: e.epic_state_id },
+        epic_state: state
+          ? { entity_type: 'epic-state:slim', id: e.epic_state_id, name: state.name, type: state.type }
+          : { entity_type: 'epic-state:slim', id: e.epic_state_id },
         external_id: e.external_id,
         followers: page(e.follower_ids, member, `${uri}/followers`),
         healths: page(

@@ -160,15 +160,33 @@ for (const page of pages) {
     for (const p of [50, 99]) {
       const value = median(runs.map((r) => percentile(r.latencies, p)))
       const bound = median(bares.map((r) => percentile(r.latencies, p)))
-      figures.push({ bench: 'service', figure: `${name}: p${p} latency against node:http alone`, value: value / bound, unit: 'x', note: `the same page from node:http with no framework, same load: p${p} ${ms(bound)}` })
+      figures.push({
+        bench: 'service',
+        figure: `${name}: p${p} latency against node:http alone`,
+        value: value / bound,
+        unit: 'x',
+        note: `the same page from node:http with no framework, same load: p${p} ${ms(bound)}`,
+      })
     }
     const rps = median(runs.map((r) => r.requestsPerSecond))
     const floorRps = median(floors.map((f) => f.pagesPerSecond))
-    figures.push({ bench: 'service', figure: `${name}: throughput`, value: rps, unit: 'req/s', note: `floor ${floorRps.toFixed(0)} req/s, ${(floorRps / rps).toFixed(2)}x` })
+    figures.push({
+      bench: 'service',
+      figure: `${name}: throughput`,
+      value: rps,
+      unit: 'req/s',
+      note: `floor ${floorRps.toFixed(0)} req/s, ${(floorRps / rps).toFixed(2)}x`,
+    })
     const cpu = median(runs.map((r) => r.cpuPerPage))
     const floorCpu = median(floors.map((f) => f.cpuPerPage))
     const bareCpu = median(bares.map((r) => r.cpuPerPage))
-    figures.push({ bench: 'service', figure: `${name}: CPU per page`, value: cpu, unit: 'ms', note: `floor ${ms(floorCpu)}, ${(cpu / floorCpu).toFixed(2)}x; node:http alone ${ms(bareCpu)}` })
+    figures.push({
+      bench: 'service',
+      figure: `${name}: CPU per page`,
+      value: cpu,
+      unit: 'ms',
+      note: `floor ${ms(floorCpu)}, ${(cpu / floorCpu).toFixed(2)}x; node:http alone ${ms(bareCpu)}`,
+    })
     figures.push({ bench: 'service', figure: `${name}: failed requests`, value: runs.reduce((n, r) => n + r.failed, 0), unit: 'count' })
   }
 }

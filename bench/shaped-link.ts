@@ -116,10 +116,13 @@ class Direction {
       this.arrive(flow)
       if (wasFull && flow.queued < QUEUE_BYTES) flow.drained()
     }
-    this.timer = setTimeout(() => {
-      this.timer = undefined
-      this.pump()
-    }, this.freeAt - AHEAD_MS - now)
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined
+        this.pump()
+      },
+      this.freeAt - AHEAD_MS - now,
+    )
   }
 
   /** Delivers the flow's slices that have arrived, in order, and waits for the next. */

@@ -28,7 +28,9 @@ async function run(...args: string[]): Promise<Run> {
   }
 }
 
-const allowlist = JSON.parse(readFileSync(join(root, 'scripts/electronegativity-allowlist.json'), 'utf8')) as { findings: { rule: string; file: string; code?: string; reason: string }[] }
+const allowlist = JSON.parse(readFileSync(join(root, 'scripts/electronegativity-allowlist.json'), 'utf8')) as {
+  findings: { rule: string; file: string; code?: string; reason: string }[]
+}
 let scan: Run
 const sarif = join(work, 'result.sarif')
 

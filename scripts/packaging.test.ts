@@ -24,8 +24,7 @@ function schemaValidator() {
   return ajv.compile(scheme)
 }
 
-const targetsOf = (platform: unknown) =>
-  ((platform as { target: Array<{ target: string; arch: string[] }> }).target ?? []).map((t) => t.target)
+const targetsOf = (platform: unknown) => ((platform as { target: Array<{ target: string; arch: string[] }> }).target ?? []).map((t) => t.target)
 
 describe('the electron-builder config', () => {
   it('matches electron-builder’s own JSON schema', () => {
@@ -45,7 +44,9 @@ describe('the electron-builder config', () => {
     expect(validate({ ...config, win: { targt: 'nsis' } })).toBe(false)
     expect(validate({ ...config, asar: 'yes' })).toBe(false)
     const { validateConfiguration } = require('app-builder-lib/out/util/config/config.js')
-    await expect(validateConfiguration({ ...config, linux: { target: 'AppImage', icn: 'x' } }, { isEnabled: false, add: () => undefined })).rejects.toThrow(/Invalid configuration object/)
+    await expect(validateConfiguration({ ...config, linux: { target: 'AppImage', icn: 'x' } }, { isEnabled: false, add: () => undefined })).rejects.toThrow(
+      /Invalid configuration object/,
+    )
   })
 
   it('builds NSIS for Windows, dmg and zip for macOS, AppImage and deb for Linux, in an asar, with native modules rebuilt', () => {
@@ -129,7 +130,16 @@ describe('the afterPack hook', () => {
   it('flips the fuse wire of a binary', async () => {
     // An Electron binary's fuse wire: the sentinel, version 1, 8 fuses, each '1' (on) as shipped.
     const binary = join(dir, 'outpost')
-    writeFileSync(binary, Buffer.concat([Buffer.from('\x7fELF...'), Buffer.from('dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX'), Buffer.from([1, 8]), Buffer.from('11111111'), Buffer.from('...')]))
+    writeFileSync(
+      binary,
+      Buffer.concat([
+        Buffer.from('\x7fELF...'),
+        Buffer.from('dL7pKGdnNz796PbbjQWNKmHXBZaB9tsX'),
+        Buffer.from([1, 8]),
+        Buffer.from('11111111'),
+        Buffer.from('...'),
+      ]),
+    )
     await afterPack({ appOutDir: dir, electronPlatformName: 'linux', packager: { executableName: 'outpost', appInfo: { productFilename: 'Outpost' } } })
     const wire = (await getCurrentFuseWire(binary)) as unknown as Record<number, number>
     const off = 48

@@ -66,10 +66,15 @@ describe('what npm start runs', () => {
     expect(fetched).toEqual({ kind: 'electron', path: '/fetched/electron' })
     expect(said).toEqual(['The Electron binary is not installed; fetching it with Electron’s installer…'])
 
-    expect(await plan({ binary: () => undefined, install: async () => 'getaddrinfo ENOTFOUND github.com', say })).toEqual({ kind: 'browser', why: 'getaddrinfo ENOTFOUND github.com' })
-    expect(await plan({ binary: () => undefined, install: async () => undefined, say })).toEqual({ kind: 'browser', why: 'the installer ran but left no binary' })
+    expect(await plan({ binary: () => undefined, install: async () => 'getaddrinfo ENOTFOUND github.com', say })).toEqual({
+      kind: 'browser',
+      why: 'getaddrinfo ENOTFOUND github.com',
+    })
+    expect(await plan({ binary: () => undefined, install: async () => undefined, say })).toEqual({
+      kind: 'browser',
+      why: 'the installer ran but left no binary',
+    })
   })
-
 })
 
 describe('npm start', () => {
@@ -118,7 +123,9 @@ describe('npm start', () => {
     // The stand-in "Electron": records the app folder and the demo it was given, waits a moment, exits.
     script(join(dist, 'electron'), `echo "$1 $OUTPOST_DEMO_BASE_URL $OUTPOST_DEMO_TOKEN" > '${seen}'; sleep 2`)
     const { out, exited } = start(dir, { ELECTRON_OVERRIDE_DIST_PATH: dist })
-    const [app, baseUrl, token] = (await waitFor('the app to be launched', () => (existsSync(seen) ? readFileSync(seen, 'utf8').trim() || undefined : undefined))).split(' ')
+    const [app, baseUrl, token] = (
+      await waitFor('the app to be launched', () => (existsSync(seen) ? readFileSync(seen, 'utf8').trim() || undefined : undefined))
+    ).split(' ')
     expect(app).toBe('.')
     const me = await fetch(`${baseUrl}/api/v3/member`, { headers: { 'Shortcut-Token': token } })
     expect(me.status).toBe(200)

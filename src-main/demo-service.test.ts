@@ -73,7 +73,9 @@ describe('startDemoProcess', () => {
   })
 
   it('says why when the service cannot start', async () => {
-    await expect(startDemoProcess({ node: process.execPath, cwd: tempDir(), dataDir: tempDir() })).rejects.toThrow(/The local demo service did not start: it stopped with exit code 1/)
+    await expect(startDemoProcess({ node: process.execPath, cwd: tempDir(), dataDir: tempDir() })).rejects.toThrow(
+      /The local demo service did not start: it stopped with exit code 1/,
+    )
     await expect(startDemoProcess({ node: join(tempDir(), 'no-node-here'), cwd: process.cwd(), dataDir: tempDir() })).rejects.toThrow(/could not be run/)
   })
 })
@@ -92,7 +94,11 @@ setInterval(() => {}, 1000)
     )
     const app = spawn(process.execPath, ['--import', 'tsx', parentScript], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] })
     const [baseUrl] = (await once(createInterface({ input: app.stdout }), 'line')) as [string]
-    const answers = () => request(`${baseUrl}/api/v4/whoami`).then((r) => r.body.dump().then(() => true), () => false)
+    const answers = () =>
+      request(`${baseUrl}/api/v4/whoami`).then(
+        (r) => r.body.dump().then(() => true),
+        () => false,
+      )
     expect(await answers()).toBe(true)
     app.kill('SIGKILL')
     await expect.poll(answers, { timeout: 20_000, interval: 200 }).toBe(false)

@@ -85,7 +85,19 @@ function lastLine(text: string): string {
 }
 
 function runServiceCli(options: DemoProcessOptions, port: number): Promise<StartedDemo> {
-  const args = ['--import', 'tsx', 'src-server/cli.ts', '--seed', 'demo', '--db', join(options.dataDir, 'demo.db'), '--port', String(port), '--quiet', '--exit-with-stdin']
+  const args = [
+    '--import',
+    'tsx',
+    'src-server/cli.ts',
+    '--seed',
+    'demo',
+    '--db',
+    join(options.dataDir, 'demo.db'),
+    '--port',
+    String(port),
+    '--quiet',
+    '--exit-with-stdin',
+  ]
   return new Promise<StartedDemo>((resolve, reject) => {
     // stdin is the child's lifeline: nothing is written to it, and it closes
     // when this process ends in any way, a crash included, so no orphan demo is left.

@@ -3,7 +3,23 @@
 // a plain module under src-main/; this file only connects them to Electron.
 import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
-import { app, BrowserWindow, crashReporter, dialog, ipcMain, Menu, nativeTheme, net, Notification, powerMonitor, protocol, safeStorage, screen, session, shell } from 'electron'
+import {
+  app,
+  BrowserWindow,
+  crashReporter,
+  dialog,
+  ipcMain,
+  Menu,
+  nativeTheme,
+  net,
+  Notification,
+  powerMonitor,
+  protocol,
+  safeStorage,
+  screen,
+  session,
+  shell,
+} from 'electron'
 import type { EventChannel, EventOf } from '../src-shared/ipc.ts'
 import { LINK_SCHEME, linkInArgv } from '../src-shared/links.ts'
 import { demoLauncher, runningDemo, startDemoProcess, type DemoLauncher } from './demo-service.ts'
@@ -59,7 +75,10 @@ function emit<E extends EventChannel>(event: E, payload: EventOf<E>): void {
 
 async function createWindow(side: MainSide): Promise<void> {
   const stateFile = join(app.getPath('userData'), WINDOW_STATE_FILE)
-  const state = await loadWindowState(stateFile, screen.getAllDisplays().map((d) => d.workArea))
+  const state = await loadWindowState(
+    stateFile,
+    screen.getAllDisplays().map((d) => d.workArea),
+  )
   const win = new BrowserWindow(
     windowOptions({
       preloadPath: join(__dirname, '../preload/index.cjs'),
@@ -114,10 +133,7 @@ function packagedUpdater(): Updater | undefined {
 async function start(): Promise<void> {
   const dataDir = app.getPath('userData')
   installSessionGuards(session.defaultSession)
-  protocol.handle(
-    APP_SCHEME,
-    appProtocolHandler({ root: join(__dirname, '../renderer'), contentSecurityPolicy: contentSecurityPolicy() }),
-  )
+  protocol.handle(APP_SCHEME, appProtocolHandler({ root: join(__dirname, '../renderer'), contentSecurityPolicy: contentSecurityPolicy() }))
 
   let secrets
   try {

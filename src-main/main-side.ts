@@ -142,32 +142,35 @@ export async function openMainSide(options: MainSideOptions): Promise<MainSide> 
         log.warn(`Outpost could not mark ${basename(path)} as come from the internet: ${error instanceof Error ? error.message : String(error)}`)
       }
     })
-  const table = loggingFailures(log, createHandlers({
-    journals,
-    links,
-    exports: new Exports({ cacheDir: folders.cache, markFile }),
-    markFile,
-    pickExportFolder: options.pickExportFolder,
-    accounts,
-    secretStore: secrets,
-    gateway,
-    connectivity,
-    appInfo: { ...options.appInfo, demoAvailable: options.demo !== undefined },
-    pickedFiles,
-    dataDir: options.dataDir,
-    folders,
-    openPath: options.openPath,
-    demo: options.demo,
-    notify: options.notify,
-    emit: options.emit,
-    // A new workspace (or a new token) is a reason to replay and sync at once.
-    accountsChanged: (current) => {
-      if (current) schedule.now('account')
-    },
-    updates,
+  const table = loggingFailures(
     log,
-    showItemInFolder: options.showItemInFolder,
-  }))
+    createHandlers({
+      journals,
+      links,
+      exports: new Exports({ cacheDir: folders.cache, markFile }),
+      markFile,
+      pickExportFolder: options.pickExportFolder,
+      accounts,
+      secretStore: secrets,
+      gateway,
+      connectivity,
+      appInfo: { ...options.appInfo, demoAvailable: options.demo !== undefined },
+      pickedFiles,
+      dataDir: options.dataDir,
+      folders,
+      openPath: options.openPath,
+      demo: options.demo,
+      notify: options.notify,
+      emit: options.emit,
+      // A new workspace (or a new token) is a reason to replay and sync at once.
+      accountsChanged: (current) => {
+        if (current) schedule.now('account')
+      },
+      updates,
+      log,
+      showItemInFolder: options.showItemInFolder,
+    }),
+  )
 
   return {
     table,

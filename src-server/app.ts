@@ -57,8 +57,14 @@ export function buildApp(options: AppOptions): ApiApp {
     clientErrorHandler: (error, socket) => {
       if (!socket.writable) return socket.destroy()
       const tooLarge = (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW'
-      const body = JSON.stringify(tooLarge ? { message: 'The request head is larger than this service accepts.', tag: 'request_header_too_large' } : { message: 'The request is not valid HTTP.', tag: 'bad_request' })
-      socket.end(`HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
+      const body = JSON.stringify(
+        tooLarge
+          ? { message: 'The request head is larger than this service accepts.', tag: 'request_header_too_large' }
+          : { message: 'The request is not valid HTTP.', tag: 'bad_request' },
+      )
+      socket.end(
+        `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      )
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
   const tokens = new Tokens(ctx)
@@ -82,7 +88,9 @@ export function buildApp(options: AppOptions): ApiApp {
     const waitMs = limiter.take(req.auth.token.id)
     if (waitMs > 0) {
       const seconds = Math.max(1, Math.ceil(waitMs / 1000))
-      throw new ApiError(429, 'rate_limited', `Too many requests: this token may make ${describeLimit(limiter)}. Retry after ${seconds} s.`, undefined, { 'retry-after': String(seconds) })
+      throw new ApiError(429, 'rate_limited', `Too many requests: this token may make ${describeLimit(limiter)}. Retry after ${seconds} s.`, undefined, {
+        'retry-after': String(seconds),
+      })
     }
     const faults = options.faults()
     if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs))
@@ -125,7 +133,9 @@ export function buildApp(options: AppOptions): ApiApp {
     })
   }
 
-  app.setErrorHandler((error: FastifyError | ApiError, req, reply) => sendError(reply, droppedMidAnswer(error, req.raw.socket) ? CLIENT_GONE : toApiError(error)))
+  app.setErrorHandler((error: FastifyError | ApiError, req, reply) =>
+    sendError(reply, droppedMidAnswer(error, req.raw.socket) ? CLIENT_GONE : toApiError(error)),
+  )
   app.setNotFoundHandler((req, reply) => sendError(reply, ApiError.notFound(`No such operation: ${req.method} ${redact(req.url.split('?')[0])}.`)))
 
   // Registered before the resource plugins so that their routes get its onSend hook; that hook is the
@@ -199,15 +209,18 @@ function sendError(reply: FastifyReply, error: ApiError) {
 
 function fieldPath(e: ErrorObject): string {
   const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
-  const extra = (e.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ?? (e.params as { additionalProperty?: string }).additionalProperty
+  const extra =
+    (e.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ?? (e.params as { additionalProperty?: string }).additionalProperty
   return [base, extra].filter((s) => s).join('.') || '(body)'
 }
 
 function reason(e: ErrorObject): string {
   if (e.keyword === 'additionalProperty' || e.keyword === 'additionalProperties') return 'is not an accepted field'
   if (e.keyword === 'required') return 'is required'
-  if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === (Color as { pattern?: string }).pattern) return 'must be a CSS hex colour such as #3a7bd5'
-  if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === MENTION_NAME_PATTERN) return 'may hold only lowercase letters, digits, "-", "_" and "."'
+  if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === (Color as { pattern?: string }).pattern)
+    return 'must be a CSS hex colour such as #3a7bd5'
+  if (e.keyword === 'pattern' && (e.params as { pattern: string }).pattern === MENTION_NAME_PATTERN)
+    return 'may hold only lowercase letters, digits, "-", "_" and "."'
   if (e.keyword === 'maxLength') return `must be at most ${(e.params as { limit: number }).limit} characters`
   return e.message ?? 'is invalid'
 }
@@ -233,7 +246,9 @@ export function toApiError(error: unknown): ApiError {
       const key = fieldPath(v)
       errors[key] ??= reason(v)
     }
-    const summary = Object.entries(errors).map(([k, r]) => `${k} ${r}`).join('; ')
+    const summary = Object.entries(errors)
+      .map(([k, r]) => `${k} ${r}`)
+      .join('; ')
     // A string past its limit is well-formed but unacceptable: 422 naming the field. A nullable
     // string adds its own union errors at the same place; they belong to the length error.
     const tooLong = new Set(e.validation.filter((v) => v.keyword === 'maxLength').map((v) => v.instancePath))
@@ -241,7 +256,9 @@ export function toApiError(error: unknown): ApiError {
     if (tooLong.size > 0 && onlyLength && e.validationContext === 'body') {
       for (const v of e.validation) if (v.keyword !== 'maxLength') delete errors[fieldPath(v)]
       for (const v of e.validation) if (v.keyword === 'maxLength') errors[fieldPath(v)] = reason(v)
-      const lengths = Object.entries(errors).map(([k, r]) => `${k} ${r}`).join('; ')
+      const lengths = Object.entries(errors)
+        .map(([k, r]) => `${k} ${r}`)
+        .join('; ')
       return ApiError.unprocessable(`Too long: ${lengths}.`, errors)
     }
     return ApiError.badRequest(`Invalid ${e.validationContext ?? 'request'}: ${summary}.`, errors)

@@ -15,9 +15,7 @@ afterAll(() => service.close())
 const apiRoutes = () => service.app.outpostRoutes.filter((r) => r.url.startsWith('/api/') || r.url.startsWith('/media/'))
 
 function concrete(url: string): string {
-  return url
-    .replace(':workspace', service.workspace)
-    .replace(/:[A-Za-z_-]+/g, (p) => (p === ':name' ? 'get-epics' : '1'))
+  return url.replace(':workspace', service.workspace).replace(/:[A-Za-z_-]+/g, (p) => (p === ':name' ? 'get-epics' : '1'))
 }
 
 describe('authentication', () => {
@@ -39,7 +37,9 @@ describe('authentication', () => {
   it('answers 401 on every route for an unknown token, in every header form', async () => {
     const failures: string[] = []
     for (const r of apiRoutes()) {
-      const headers: Record<string, string> = r.url.startsWith('/api/v4/') ? { authorization: 'Bearer svc_rw_not-a-token' } : { 'shortcut-token': 'not-a-token' }
+      const headers: Record<string, string> = r.url.startsWith('/api/v4/')
+        ? { authorization: 'Bearer svc_rw_not-a-token' }
+        : { 'shortcut-token': 'not-a-token' }
       const res = await new Client(service.baseUrl, headers, '').call(r.method, concrete(r.url))
       if (res.status !== 401) failures.push(`${r.method} ${r.url} -> ${res.status}`)
     }
@@ -102,7 +102,10 @@ describe('authentication', () => {
 
   it('refuses a disabled token at once', async () => {
     const tokens = new Tokens(service.ctx)
-    const admin = service.ctx.col<MemberRecord>('member').all().find((m) => m.role === 'admin')!
+    const admin = service.ctx
+      .col<MemberRecord>('member')
+      .all()
+      .find((m) => m.role === 'admin')!
     const t = tokens.create('v4_rw', admin.id, 'to be disabled')
     expect((await v4Root(service, t.secret).get('/whoami')).status).toBe(200)
     expect((await v4(service).delete(`/admin/tokens/${t.id}`)).status).toBe(204)
@@ -156,10 +159,14 @@ describe('whoami and tokens', () => {
 
   it('keeps disabled tokens out of the default list and in include_disabled', async () => {
     const tokens = new Tokens(service.ctx)
-    const admin = service.ctx.col<MemberRecord>('member').all().find((m) => m.role === 'admin')!
+    const admin = service.ctx
+      .col<MemberRecord>('member')
+      .all()
+      .find((m) => m.role === 'admin')!
     const t = tokens.create('v4_ro', admin.id, 'listed then disabled')
     await v4(service).delete(`/admin/tokens/${t.id}`)
-    const ids = async (filter?: string) => (await v4(service).get('/admin/tokens', { query: { limit: 100, filter } })).body.entities.map((e: { id: string }) => e.id)
+    const ids = async (filter?: string) =>
+      (await v4(service).get('/admin/tokens', { query: { limit: 100, filter } })).body.entities.map((e: { id: string }) => e.id)
     expect(await ids()).not.toContain(t.id)
     expect(await ids('include_disabled')).toContain(t.id)
   })
@@ -188,7 +195,10 @@ describe('rate limit', () => {
     const limited = await testService({ seed: 'demo', rateLimit: { max: 1, windowMs: 60_000 } })
     try {
       const tokens = new Tokens(limited.ctx)
-      const admin = limited.ctx.col<MemberRecord>('member').all().find((m) => m.role === 'admin')!
+      const admin = limited.ctx
+        .col<MemberRecord>('member')
+        .all()
+        .find((m) => m.role === 'admin')!
       const failures: string[] = []
       const routes = limited.app.outpostRoutes.filter((r) => r.url.startsWith('/api/') || r.url.startsWith('/media/'))
       for (const r of routes) {
@@ -199,7 +209,8 @@ describe('rate limit', () => {
         const url = r.url.replace(':workspace', limited.workspace).replace(/:[A-Za-z_-]+/g, '1')
         await client.call(r.method, url)
         const second = await client.call(r.method, url)
-        if (second.status !== 429 || second.body.tag !== 'rate_limited' || !(Number(second.headers['retry-after']) >= 1)) failures.push(`${r.method} ${r.url} -> ${second.status}`)
+        if (second.status !== 429 || second.body.tag !== 'rate_limited' || !(Number(second.headers['retry-after']) >= 1))
+          failures.push(`${r.method} ${r.url} -> ${second.status}`)
       }
       expect(failures).toEqual([])
     } finally {

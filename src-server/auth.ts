@@ -47,8 +47,7 @@ export class Tokens {
   }
 
   create(kind: TokenKind, memberId: string, description: string): TokenRow {
-    const secret =
-      kind === 'v3' ? this.ctx.uuid() : `${kind === 'v4_rw' ? 'svc_rw_' : 'svc_ro_'}${randomBytes(24).toString('base64url')}`
+    const secret = kind === 'v3' ? this.ctx.uuid() : `${kind === 'v4_rw' ? 'svc_rw_' : 'svc_ro_'}${randomBytes(24).toString('base64url')}`
     const row = { secret, id: this.ctx.uuid(), kind, member_id: memberId, description, created_at: this.ctx.now() }
     this.stmts.insert.run(row)
     return this.stmts.bySecret.get(secret)!
@@ -96,7 +95,10 @@ export function presentedToken(req: FastifyRequest, api: Auth['api']): string | 
 
 export function authenticate(ctx: ServiceContext, tokens: Tokens, req: FastifyRequest, api: Auth['api']): Auth {
   const secret = presentedToken(req, api)
-  if (!secret) throw ApiError.unauthorized(api === 'v4' ? 'Send your API token as "Authorization: Bearer <token>".' : 'Send your API token in the Shortcut-Token or Service-Token header.')
+  if (!secret)
+    throw ApiError.unauthorized(
+      api === 'v4' ? 'Send your API token as "Authorization: Bearer <token>".' : 'Send your API token in the Shortcut-Token or Service-Token header.',
+    )
   const token = tokens.find(secret)
   if (!token || token.disabled) throw ApiError.unauthorized('The API token is invalid or has been disabled.')
   if (api === 'v4' && token.kind === 'v3') throw ApiError.unauthorized('v3 tokens do not work on v4 endpoints: use an svc_ token.')

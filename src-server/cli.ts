@@ -57,7 +57,11 @@ async function main(): Promise<void> {
     return
   }
   if (v.seed !== undefined && v.seed !== 'demo') fail(`--seed takes "demo"; got "${v.seed}"`)
-  const sizes = { epics: number('epics', v.epics, { integer: true }), docs: number('docs', v.docs, { integer: true }), files: number('files', v.files, { integer: true }) }
+  const sizes = {
+    epics: number('epics', v.epics, { integer: true }),
+    docs: number('docs', v.docs, { integer: true }),
+    files: number('files', v.files, { integer: true }),
+  }
   const sized = Object.values(sizes).some((n) => n !== undefined)
   if (v.seed && sized) fail('--seed demo and --epics/--docs/--files do not go together')
   let rateLimit: ServiceOptions['rateLimit']

@@ -21,15 +21,46 @@ afterAll(() => service.close())
 
 /** The fields the client's v3 types mark required and the spec also lists (part 1 §2.3). */
 const EPIC_SLIM_FIELDS = [
-  'app_url', 'archived', 'started', 'entity_type', 'labels', 'mention_ids', 'member_mention_ids', 'associated_groups',
-  'project_ids', 'stories_without_projects', 'objective_ids', 'name', 'completed', 'state', 'requested_by_id',
-  'epic_state_id', 'label_ids', 'group_mention_ids', 'follower_ids', 'group_ids', 'owner_ids', 'id', 'position', 'stats',
+  'app_url',
+  'archived',
+  'started',
+  'entity_type',
+  'labels',
+  'mention_ids',
+  'member_mention_ids',
+  'associated_groups',
+  'project_ids',
+  'stories_without_projects',
+  'objective_ids',
+  'name',
+  'completed',
+  'state',
+  'requested_by_id',
+  'epic_state_id',
+  'label_ids',
+  'group_mention_ids',
+  'follower_ids',
+  'group_ids',
+  'owner_ids',
+  'id',
+  'position',
+  'stats',
 ]
 const EPIC_FIELDS = [...EPIC_SLIM_FIELDS, 'description', 'comments']
 const DOC_FIELDS = ['id', 'app_url', 'created_at', 'updated_at', 'archived']
 const FILE_FIELDS = [
-  'entity_type', 'story_ids', 'mention_ids', 'member_mention_ids', 'name', 'size', 'uploader_id', 'content_type', 'filename',
-  'group_mention_ids', 'id', 'created_at',
+  'entity_type',
+  'story_ids',
+  'mention_ids',
+  'member_mention_ids',
+  'name',
+  'size',
+  'uploader_id',
+  'content_type',
+  'filename',
+  'group_mention_ids',
+  'id',
+  'created_at',
 ]
 const LIST_FIELDS = ['current_items', 'current_page', 'entities', 'total_items', 'total_pages']
 
@@ -172,15 +203,21 @@ describe('@shortcut/client v4 (ShortcutV4Client with baseUrl)', () => {
     expect(new Set(ids).size).toBe(ids.length)
   })
 
-  it('rejects with the one error body, whose tag the client\'s log-safe summary keeps', async () => {
+  it("rejects with the one error body, whose tag the client's log-safe summary keeps", async () => {
     const ws = v4.workspace(service.workspace)
-    const missing = await ws.getEpic(999_999_999).then(() => undefined, (e: unknown) => e)
+    const missing = await ws.getEpic(999_999_999).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(summarizeShortcutV4Error(missing)).toEqual({ method: 'GET', path: `/api/v4/${service.workspace}/epics/999999999`, status: 404, tag: 'not_found' })
-    const refused = await ws.createEpic({ name: 'x'.repeat(257) }).then(() => undefined, (e: unknown) => e)
+    const refused = await ws.createEpic({ name: 'x'.repeat(257) }).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(summarizeShortcutV4Error(refused)).toMatchObject({ method: 'POST', status: expect.any(Number), tag: expect.stringMatching(/^[a-z][a-z0-9_]*$/) })
   })
 
-  it('creates and reads an epic and a doc, each answered in the client\'s {entity} wrapper', async () => {
+  it("creates and reads an epic and a doc, each answered in the client's {entity} wrapper", async () => {
     const ws = v4.workspace(service.workspace)
     const { entity: epic } = await ws.createEpic({ name: 'Compat v4 epic' })
     expect(epic).toMatchObject({ entity_type: 'epic', name: 'Compat v4 epic' })

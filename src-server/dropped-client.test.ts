@@ -38,7 +38,9 @@ describe('a client that goes mid-answer', () => {
     expect(next.statusCode).toBe(201)
     expect(next.headers['content-encoding']).toBe('br')
     await next.body.dump()
-    const names = ((await (await request(`${service.baseUrl}/api/v3/epics`, { headers: { 'shortcut-token': service.tokens.admin } })).body.json()) as { name: string }[]).map((e) => e.name)
+    const names = (
+      (await (await request(`${service.baseUrl}/api/v3/epics`, { headers: { 'shortcut-token': service.tokens.admin } })).body.json()) as { name: string }[]
+    ).map((e) => e.name)
     expect(names.filter((n) => n.startsWith('Dropped '))).toHaveLength(500)
     expect(logged.mock.calls.map((c) => String(c[0]))).not.toContain('outpost-local: unexpected error')
   })

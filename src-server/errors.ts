@@ -47,9 +47,7 @@ export function inBulkItem<R>(collection: string, index: number, fn: () => R): R
   } catch (e) {
     if (!(e instanceof ApiError)) throw e
     const prefix = `${collection}[${index}]`
-    const errors = e.errors
-      ? Object.fromEntries(Object.entries(e.errors).map(([k, v]) => [`${prefix}.${k}`, v]))
-      : { [prefix]: e.message }
+    const errors = e.errors ? Object.fromEntries(Object.entries(e.errors).map(([k, v]) => [`${prefix}.${k}`, v])) : { [prefix]: e.message }
     throw new ApiError(e.status, e.tag, `${prefix}: ${e.message}`, errors, e.headers)
   }
 }

@@ -20,7 +20,12 @@ it('keeps small and large answers as sent', async () => {
   expect(large.length).toBeGreaterThan(16 * 1024)
   await service.close()
 
-  const lines = readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as JournalLine))
+  const lines = readdirSync(dir).flatMap((f) =>
+    readFileSync(join(dir, f), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as JournalLine),
+  )
   const answerOf = (query: string) => lines.find((l) => l.url === `/api/v4/${service.workspace}/epics?${query}`)?.answer
   expect(answerOf('limit=1')).toBe(small)
   expect(answerOf('limit=100&filter=include_archived')).toBe(large)

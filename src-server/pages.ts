@@ -92,7 +92,9 @@ export class Pager {
     this.stmts = {
       insert: db.prepare<[string, number, string, string]>('INSERT INTO list_snapshots (id, created_at, spec, digest) VALUES (?, ?, ?, ?)'),
       keepIds: db.prepare<[string, string]>('INSERT OR IGNORE INTO list_ids (digest, ids) VALUES (?, ?)'),
-      get: db.prepare<[string], { spec: string; ids: string }>('SELECT s.spec, l.ids FROM list_snapshots s JOIN list_ids l ON l.digest = s.digest WHERE s.id = ?'),
+      get: db.prepare<[string], { spec: string; ids: string }>(
+        'SELECT s.spec, l.ids FROM list_snapshots s JOIN list_ids l ON l.digest = s.digest WHERE s.id = ?',
+      ),
       expire: db.prepare<[number]>('DELETE FROM list_snapshots WHERE created_at < ?'),
       forgetIds: db.prepare('DELETE FROM list_ids WHERE digest NOT IN (SELECT digest FROM list_snapshots)'),
     }
@@ -124,7 +126,10 @@ export class Pager {
     if (query.cursor !== undefined) {
       const others = Object.keys(query).filter((k) => k !== 'cursor' && k !== 'fields' && query[k] !== undefined)
       if (others.length > 0) {
-        throw ApiError.badRequest(`When cursor is sent, only fields may go with it (also sent: ${others.join(', ')}).`, Object.fromEntries(others.map((k) => [k, 'not allowed with cursor'])))
+        throw ApiError.badRequest(
+          `When cursor is sent, only fields may go with it (also sent: ${others.join(', ')}).`,
+          Object.fromEntries(others.map((k) => [k, 'not allowed with cursor'])),
+        )
       }
       const cursor = decodeCursor(query.cursor)
       const row = this.stmts.get.get(cursor.s)

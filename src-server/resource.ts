@@ -53,4 +53,3 @@ export interface Resource {
   /** Routes outside the API prefixes (file contents). */
   root?: (app: ApiApp, deps: Deps) => void
 }
-

@@ -17,7 +17,10 @@ interface RouteSchema {
 
 export function schemaName(method: string, url: string): string {
   const rest = url.replace(/^\/api\/v4\/(:workspace\/)?/, '')
-  const parts = rest.split('/').filter(Boolean).map((p) => (p.startsWith(':') ? p.slice(1) : p))
+  const parts = rest
+    .split('/')
+    .filter(Boolean)
+    .map((p) => (p.startsWith(':') ? p.slice(1) : p))
   return [method.toLowerCase(), ...parts].join('-')
 }
 
@@ -32,7 +35,19 @@ export function collectSchemas(app: ApiApp): Map<string, RouteSchema> {
       const name = schemaName(method, route.url)
       const s = route.schema ?? {}
       // JSON round trip: TypeBox schemas are plain JSON Schema once their symbols are dropped.
-      schemas.set(name, JSON.parse(JSON.stringify({ name, method, path: route.url.replace(':workspace', '{workspace-slug}'), params: s.params, querystring: s.querystring, body: s.body })) as RouteSchema)
+      schemas.set(
+        name,
+        JSON.parse(
+          JSON.stringify({
+            name,
+            method,
+            path: route.url.replace(':workspace', '{workspace-slug}'),
+            params: s.params,
+            querystring: s.querystring,
+            body: s.body,
+          }),
+        ) as RouteSchema,
+      )
     }
   })
   return schemas

@@ -51,7 +51,9 @@ function requestFor(route: RouteInfo): RawRequest {
 function multipart(parts: [field: string, filename: string, bytes: Buffer][]): { body: Buffer; contentType: string } {
   const boundary = `b${randomUUID()}`
   const chunks = parts.flatMap(([field, filename, bytes]) => [
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name=${quoteName(field)}; filename=${quoteName(filename)}\r\nContent-Type: text/plain\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name=${quoteName(field)}; filename=${quoteName(filename)}\r\nContent-Type: text/plain\r\n\r\n`,
+    ),
     bytes,
     Buffer.from('\r\n'),
   ])
@@ -151,19 +153,22 @@ describe('no route answers without a valid token in the right place', () => {
   }
 
   for (const api of ['v4', 'v3', 'media'] as const) {
-    it.each(WRONG[api].map(([what, headers, query]) => [what, headers, query] as const))(`refuses every ${api} route with 401 and the error body: %s`, async (_what, headers, query) => {
-      const before = snapshot()
-      const client = clientWith(headers)
-      const failures: string[] = []
-      const mine = routes.filter((r) => apiOf(r) === api)
-      expect(mine.length).toBeGreaterThan(0)
-      for (const r of mine) {
-        const answer = await call(client, r, query)
-        if (!refusedAs(answer, 401, 'unauthorized')) failures.push(describeAnswer(r, answer))
-      }
-      expect(failures).toEqual([])
-      expect(snapshot()).toBe(before)
-    })
+    it.each(WRONG[api].map(([what, headers, query]) => [what, headers, query] as const))(
+      `refuses every ${api} route with 401 and the error body: %s`,
+      async (_what, headers, query) => {
+        const before = snapshot()
+        const client = clientWith(headers)
+        const failures: string[] = []
+        const mine = routes.filter((r) => apiOf(r) === api)
+        expect(mine.length).toBeGreaterThan(0)
+        for (const r of mine) {
+          const answer = await call(client, r, query)
+          if (!refusedAs(answer, 401, 'unauthorized')) failures.push(describeAnswer(r, answer))
+        }
+        expect(failures).toEqual([])
+        expect(snapshot()).toBe(before)
+      },
+    )
   }
 
   it('opens the same requests with the right credentials (the sweeps above are not vacuous)', async () => {
@@ -181,9 +186,27 @@ describe('read-only tokens and Observers never write', () => {
   const observerV3 = tokens.create('v3', members.all().find((m) => m.role === 'observer')!.id, 'observer v3').secret
 
   const sweeps: [string, (r: RouteInfo) => RawClient, (r: RouteInfo) => boolean, number, string][] = [
-    ["a member's read-only token", (r) => clientWith(apiOf(r) === 'v4' ? { authorization: `Bearer ${service.tokens.readonly}` } : { 'shortcut-token': service.tokens.readonly }), () => true, 403, 'read_only_token'],
-    ["an admin's read-only token", (r) => clientWith(apiOf(r) === 'v4' ? { authorization: `Bearer ${adminReadOnly}` } : { 'service-token': adminReadOnly }), () => true, 403, 'read_only_token'],
-    ["an Observer's token", (r) => clientWith(apiOf(r) === 'v4' ? { authorization: `Bearer ${service.tokens.observer}` } : { 'shortcut-token': observerV3 }), (r) => r.config.observerWrites !== true, 403, 'observer'],
+    [
+      "a member's read-only token",
+      (r) => clientWith(apiOf(r) === 'v4' ? { authorization: `Bearer ${service.tokens.readonly}` } : { 'shortcut-token': service.tokens.readonly }),
+      () => true,
+      403,
+      'read_only_token',
+    ],
+    [
+      "an admin's read-only token",
+      (r) => clientWith(apiOf(r) === 'v4' ? { authorization: `Bearer ${adminReadOnly}` } : { 'service-token': adminReadOnly }),
+      () => true,
+      403,
+      'read_only_token',
+    ],
+    [
+      "an Observer's token",
+      (r) => clientWith(apiOf(r) === 'v4' ? { authorization: `Bearer ${service.tokens.observer}` } : { 'shortcut-token': observerV3 }),
+      (r) => r.config.observerWrites !== true,
+      403,
+      'observer',
+    ],
   ]
 
   it.each(sweeps)('refuses every write route with %s, and nothing changes', async (_what, clientFor, applies, status, tag) => {
@@ -215,7 +238,11 @@ describe('roles', () => {
     expect(adminRoutes.map((r) => r.url)).toEqual(expect.arrayContaining(routes.filter((r) => r.url.includes('/admin/')).map((r) => r.url)))
     expect(adminRoutes.length).toBeGreaterThanOrEqual(2)
     const before = snapshot()
-    for (const [what, secret] of [['member', service.tokens.member], ['member read-only', service.tokens.readonly], ['observer', service.tokens.observer]] as const) {
+    for (const [what, secret] of [
+      ['member', service.tokens.member],
+      ['member read-only', service.tokens.readonly],
+      ['observer', service.tokens.observer],
+    ] as const) {
       const client = clientWith({ authorization: `Bearer ${secret}` })
       for (const r of adminRoutes) {
         const answer = await call(client, r)
@@ -250,17 +277,40 @@ describe('secrets are never returned', () => {
   it('shows no webhook secret and no token secret in any answer of any read route', async () => {
     const secretA = `whsec-${randomUUID()}`
     const secretB = `whsec-${randomUUID()}`
-    const created = await adminV3.send({ method: 'POST', path: '/api/v3/integrations/webhook', body: JSON.stringify({ webhook_url: 'http://127.0.0.1:9/a', secret: secretA }), contentType: 'application/json' })
+    const created = await adminV3.send({
+      method: 'POST',
+      path: '/api/v3/integrations/webhook',
+      body: JSON.stringify({ webhook_url: 'http://127.0.0.1:9/a', secret: secretA }),
+      contentType: 'application/json',
+    })
     expect(created.status).toBe(201)
-    const other = await adminV3.send({ method: 'POST', path: '/api/v3/integrations/webhook', body: JSON.stringify({ webhook_url: 'http://127.0.0.1:9/b' }), contentType: 'application/json' })
-    const updated = await adminV3.send({ method: 'PUT', path: `/api/v3/integrations/webhook/${(other.json as { id: number }).id}`, body: JSON.stringify({ secret: secretB, disabled: true }), contentType: 'application/json' })
+    const other = await adminV3.send({
+      method: 'POST',
+      path: '/api/v3/integrations/webhook',
+      body: JSON.stringify({ webhook_url: 'http://127.0.0.1:9/b' }),
+      contentType: 'application/json',
+    })
+    const updated = await adminV3.send({
+      method: 'PUT',
+      path: `/api/v3/integrations/webhook/${(other.json as { id: number }).id}`,
+      body: JSON.stringify({ secret: secretB, disabled: true }),
+      contentType: 'application/json',
+    })
     expect(updated.status).toBe(200)
     // Both are disabled from here on, so nothing is delivered to the closed port.
-    await adminV3.send({ method: 'PUT', path: `/api/v3/integrations/webhook/${(created.json as { id: number }).id}`, body: JSON.stringify({ disabled: true }), contentType: 'application/json' })
+    await adminV3.send({
+      method: 'PUT',
+      path: `/api/v3/integrations/webhook/${(created.json as { id: number }).id}`,
+      body: JSON.stringify({ disabled: true }),
+      contentType: 'application/json',
+    })
     expect((created.json as { has_secret: boolean }).has_secret).toBe(true)
 
     const secrets = [secretA, secretB, ...Object.values(service.tokens), ...tokens.all().map((t) => t.secret)]
-    const answers: [string, string][] = [['POST webhook', created.text], ['PUT webhook', updated.text]]
+    const answers: [string, string][] = [
+      ['POST webhook', created.text],
+      ['PUT webhook', updated.text],
+    ]
     for (const r of routes.filter((x) => x.method === 'GET')) {
       const answer = await call(apiOf(r) === 'v4' ? adminV4 : adminV3, r)
       answers.push([`GET ${r.url}`, answer.text])
@@ -285,9 +335,23 @@ describe('secrets are never returned', () => {
     await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r))
     try {
       const url = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/hook`
-      const hook = await adminV3.send({ method: 'POST', path: '/api/v3/integrations/webhook', body: JSON.stringify({ webhook_url: url, secret }), contentType: 'application/json' })
+      const hook = await adminV3.send({
+        method: 'POST',
+        path: '/api/v3/integrations/webhook',
+        body: JSON.stringify({ webhook_url: url, secret }),
+        contentType: 'application/json',
+      })
       expect(hook.status).toBe(201)
-      expect((await adminV3.send({ method: 'POST', path: '/api/v3/epics', body: JSON.stringify({ name: `signed ${randomUUID()}` }), contentType: 'application/json' })).status).toBe(201)
+      expect(
+        (
+          await adminV3.send({
+            method: 'POST',
+            path: '/api/v3/epics',
+            body: JSON.stringify({ name: `signed ${randomUUID()}` }),
+            contentType: 'application/json',
+          })
+        ).status,
+      ).toBe(201)
       for (let i = 0; i < 100 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20))
       expect(received.length).toBeGreaterThan(0)
       for (const d of received) {
@@ -353,7 +417,8 @@ describe('file names with path traversal', () => {
       if (file.name !== sent(name) || file.filename !== sent(name)) failures.push(`${JSON.stringify(name)}: stored as ${JSON.stringify(file.name)}`)
       // The url stays under the file's own path: no separator or dot segment from the name.
       const url = new URL(file.url)
-      if (url.origin !== service.baseUrl || !url.pathname.startsWith(`/media/files/${file.id}/`) || url.pathname.split('/').length !== 5) failures.push(`${JSON.stringify(name)}: url ${file.url}`)
+      if (url.origin !== service.baseUrl || !url.pathname.startsWith(`/media/files/${file.id}/`) || url.pathname.split('/').length !== 5)
+        failures.push(`${JSON.stringify(name)}: url ${file.url}`)
       const served = await adminV3.send({ method: 'GET', path: url.pathname })
       if (served.status !== 200 || served.text !== bytes.toString()) {
         failures.push(`${JSON.stringify(name)}: served ${served.status}`)
@@ -391,7 +456,8 @@ describe('file names with path traversal', () => {
       const upload = await adminV3.send({ method: 'POST', path: '/api/v3/files', ...multipart([['file0', name, Buffer.from('long')]]) })
       const [file] = upload.json as { url: string }[]
       const served = await adminV3.send({ method: 'GET', path: new URL(file.url).pathname })
-      if (served.status !== 200) failures.push(`a ${length}-character name: ${new URL(file.url).pathname.length}-character url answered ${served.status} ${served.text.slice(0, 80)}`)
+      if (served.status !== 200)
+        failures.push(`a ${length}-character name: ${new URL(file.url).pathname.length}-character url answered ${served.status} ${served.text.slice(0, 80)}`)
     }
     expect(failures).toEqual([])
   })

@@ -402,16 +402,7 @@ export interface JournalConfirmRequest extends JournalIdsRequest {
 
 /** Shortcuts and menu items that the renderer carries out. */
 export type AppCommand =
-  | 'open-palette'
-  | 'find'
-  | 'new-epic'
-  | 'new-doc'
-  | 'go-epics'
-  | 'go-docs'
-  | 'go-files'
-  | 'go-outbox'
-  | 'open-settings'
-  | 'report-problem'
+  'open-palette' | 'find' | 'new-epic' | 'new-doc' | 'go-epics' | 'go-docs' | 'go-files' | 'go-outbox' | 'open-settings' | 'report-problem'
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -439,7 +430,8 @@ export type IpcError =
  * the main side found no room on the disk for a file of its own (a download,
  * a staged copy, the accounts file).
  */
-export type IpcFailureKind = 'invalid-request' | 'no-account' | 'refused' | 'unsupported' | 'cannot-open' | 'unreadable' | 'cannot-write' | 'disk-full' | 'internal'
+export type IpcFailureKind =
+  'invalid-request' | 'no-account' | 'refused' | 'unsupported' | 'cannot-open' | 'unreadable' | 'cannot-write' | 'disk-full' | 'internal'
 
 /** What files.open did: opened the file with its app, or showed it in its folder (`message` says why, to the person). */
 export type FileOpened = { opened: 'with-app' } | { opened: 'in-folder'; message: string }

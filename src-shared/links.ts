@@ -35,7 +35,10 @@ export function parseItemLink(text: string | null | undefined): ItemLink | undef
   } catch {
     return undefined
   }
-  const parts = url.pathname.split('/').filter(Boolean).map((p) => safeDecode(p))
+  const parts = url.pathname
+    .split('/')
+    .filter(Boolean)
+    .map((p) => safeDecode(p))
   let found: ItemLink | undefined
   if (url.protocol === `${LINK_SCHEME}:`) {
     // outpost://<workspace>/<kind>/<id>: the workspace is the URL's host.

@@ -79,7 +79,12 @@ describe('a one-time address', () => {
 
 describe('the browser opener', () => {
   it('is given a one-time address and never the secret, whichever opener the OS has', () => {
-    for (const [platform, env] of [['linux', {}], ['linux', { BROWSER: '/usr/bin/firefox' }], ['darwin', {}], ['win32', {}]] as const) {
+    for (const [platform, env] of [
+      ['linux', {}],
+      ['linux', { BROWSER: '/usr/bin/firefox' }],
+      ['darwin', {}],
+      ['win32', {}],
+    ] as const) {
       const { command, args } = browserCommand(host, platform, env)
       const argv = [command, ...args].join(' ')
       expect(argv, platform).not.toContain(host.secret)

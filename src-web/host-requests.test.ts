@@ -65,7 +65,11 @@ async function servesItsPage(): Promise<void> {
 }
 
 const get = (target: string | Buffer, headers = '') =>
-  Buffer.concat([Buffer.from('GET '), Buffer.isBuffer(target) ? target : Buffer.from(target, 'latin1'), Buffer.from(` HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`)])
+  Buffer.concat([
+    Buffer.from('GET '),
+    Buffer.isBuffer(target) ? target : Buffer.from(target, 'latin1'),
+    Buffer.from(` HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`),
+  ])
 
 const upgradeHeaders = (origin = host.origin, protocols = HOST_BRIDGE_PROTOCOL) =>
   `Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: ${protocols}\r\nOrigin: ${origin}\r\n`
@@ -96,7 +100,11 @@ describe('a malformed request', () => {
   })
 
   it('on the stage path is refused like any stranger', async () => {
-    expect(statusOf(await raw(`POST ${HOST_STAGE_PATH}?%zz HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: ${host.origin}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`))).toBe(403)
+    expect(
+      statusOf(
+        await raw(`POST ${HOST_STAGE_PATH}?%zz HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: ${host.origin}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`),
+      ),
+    ).toBe(403)
     await servesItsPage()
   })
 })
@@ -130,7 +138,11 @@ describe('a socket of the page that sends what no page sends', () => {
       })
       socket.on('error', () => undefined)
       socket.on('close', () => resolve(answer.split('\r\n')[0]))
-      socket.write(get(HOST_BRIDGE_PATH, upgradeHeaders(host.origin, `${HOST_BRIDGE_PROTOCOL}, ${secret()}`)).toString('latin1').replace('Connection: close', 'Connection: Upgrade'))
+      socket.write(
+        get(HOST_BRIDGE_PATH, upgradeHeaders(host.origin, `${HOST_BRIDGE_PROTOCOL}, ${secret()}`))
+          .toString('latin1')
+          .replace('Connection: close', 'Connection: Upgrade'),
+      )
     })
     expect(statusOf(status)).toBe(101)
     await servesItsPage()
@@ -139,7 +151,39 @@ describe('a socket of the page that sends what no page sends', () => {
 
 describe('fuzzed requests', () => {
   /** Characters that trouble URL parsers, percent-decoding and path joining. */
-  const nasty = fc.constantFrom('/', '[', ']', '%', '\\', '?', '#', '@', ':', '.', '..', '%2e', '%2F', '%00', '%zz', '%E0%A4', 'a', 'Z', '0', '~', '"', "'", '<', '{', '|', ' ', '\t', '\0', 'é', '𝄞', '\u202e')
+  const nasty = fc.constantFrom(
+    '/',
+    '[',
+    ']',
+    '%',
+    '\\',
+    '?',
+    '#',
+    '@',
+    ':',
+    '.',
+    '..',
+    '%2e',
+    '%2F',
+    '%00',
+    '%zz',
+    '%E0%A4',
+    'a',
+    'Z',
+    '0',
+    '~',
+    '"',
+    "'",
+    '<',
+    '{',
+    '|',
+    ' ',
+    '\t',
+    '\0',
+    'é',
+    '𝄞',
+    '\u202e',
+  )
   const target = fc.oneof(
     fc.string({ unit: nasty, maxLength: 40 }).map((s) => `/${s}`),
     fc.string({ unit: nasty, maxLength: 40 }).map((s) => `//${s}`),
@@ -154,7 +198,9 @@ describe('fuzzed requests', () => {
     let answered = 0
     await fc.assert(
       fc.asyncProperty(method, target, headerValue, async (verb, path, value) => {
-        const line = await raw(Buffer.from(`${verb} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Outpost-File-Name: ${value}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`, 'utf8'))
+        const line = await raw(
+          Buffer.from(`${verb} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Outpost-File-Name: ${value}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`, 'utf8'),
+        )
         const status = statusOf(line)
         if (status !== undefined) answered++
         expect(status === undefined || status < 500, `${verb} ${JSON.stringify(path)} → ${line}`).toBe(true)

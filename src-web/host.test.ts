@@ -7,7 +7,16 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { BridgeError, hostBridge, type Bridge } from '../src-renderer/src/lib/bridge.ts'
-import { HOST_BRIDGE_PATH, HOST_BRIDGE_PROTOCOL, HOST_FILE_NAME_HEADER, HOST_SECRET_HEADER, HOST_SECRET_PROTOCOL_PREFIX, HOST_STAGE_PATH, tooLargeToUpload, type EventChannel } from '../src-shared/ipc.ts'
+import {
+  HOST_BRIDGE_PATH,
+  HOST_BRIDGE_PROTOCOL,
+  HOST_FILE_NAME_HEADER,
+  HOST_SECRET_HEADER,
+  HOST_SECRET_PROTOCOL_PREFIX,
+  HOST_STAGE_PATH,
+  tooLargeToUpload,
+  type EventChannel,
+} from '../src-shared/ipc.ts'
 import { MemorySecretStore } from './memory-secrets.ts'
 import { startWebApp, type WebApp } from './web-app.ts'
 
@@ -40,7 +49,14 @@ function fetchFrom(origin: string): typeof fetch {
 const stageUrl = () => `${app.host.origin}${HOST_STAGE_PATH}`
 
 function pageBridge(secret = app.host.secret, origin = app.host.origin) {
-  const b = hostBridge({ url: `ws://127.0.0.1:${app.host.port}${HOST_BRIDGE_PATH}`, stageUrl: stageUrl(), fetch: fetchFrom(origin), secret, WebSocket: socketFrom(origin), reconnectMs: 60_000 })
+  const b = hostBridge({
+    url: `ws://127.0.0.1:${app.host.port}${HOST_BRIDGE_PATH}`,
+    stageUrl: stageUrl(),
+    fetch: fetchFrom(origin),
+    secret,
+    WebSocket: socketFrom(origin),
+    reconnectMs: 60_000,
+  })
   bridges.push(b)
   return b
 }
@@ -156,7 +172,12 @@ describe('the handler table over the socket', () => {
         this.on('message', (data) => frames.push(String(data)))
       }
     }
-    const page = hostBridge({ url: `ws://127.0.0.1:${app.host.port}${HOST_BRIDGE_PATH}`, stageUrl: stageUrl(), secret: app.host.secret, WebSocket: Counting as unknown as new (url: string, protocols: string[]) => globalThis.WebSocket })
+    const page = hostBridge({
+      url: `ws://127.0.0.1:${app.host.port}${HOST_BRIDGE_PATH}`,
+      stageUrl: stageUrl(),
+      secret: app.host.secret,
+      WebSocket: Counting as unknown as new (url: string, protocols: string[]) => globalThis.WebSocket,
+    })
     bridges.push(page)
     const list = (await page.call('outpost:api.call', { operation: 'epics.v3List' })) as { id: number }[]
     const direct = await request(`${app.service!.baseUrl}/api/v3/epics`, { headers: { 'Shortcut-Token': app.service!.tokens.admin } })
@@ -164,7 +185,9 @@ describe('the handler table over the socket', () => {
     expect(expected.length).toBeGreaterThan(2 * PART_ITEMS)
     expect(list.map((e) => e.id)).toEqual(expected.map((e) => e.id))
     // What crossed: ceil(n / PART_ITEMS) parts of at most PART_ITEMS, then the answer with an empty list.
-    const messages = frames.map((f) => JSON.parse(f) as { type: string; items?: unknown[]; parts?: number; result?: { value: unknown } }).filter((m) => m.type !== 'event')
+    const messages = frames
+      .map((f) => JSON.parse(f) as { type: string; items?: unknown[]; parts?: number; result?: { value: unknown } })
+      .filter((m) => m.type !== 'event')
     const parts = messages.filter((m) => m.type === 'part')
     expect(parts).toHaveLength(Math.ceil(expected.length / PART_ITEMS))
     expect(parts.every((p) => p.items!.length <= PART_ITEMS)).toBe(true)
@@ -232,7 +255,9 @@ describe('the handler table over the socket', () => {
 
     await page.call('outpost:files.discard', { path })
     expect(existsSync(path)).toBe(false)
-    await expect(page.call('outpost:files.discard', { path: join(dataDir, 'accounts.json') })).rejects.toMatchObject({ error: { source: 'ipc', kind: 'invalid-request' } })
+    await expect(page.call('outpost:files.discard', { path: join(dataDir, 'accounts.json') })).rejects.toMatchObject({
+      error: { source: 'ipc', kind: 'invalid-request' },
+    })
     expect(existsSync(join(dataDir, 'accounts.json'))).toBe(true)
     // A browser has no OS app to open it with: a typed answer, for the page to preview it instead.
     await expect(page.call('outpost:files.open', { fileId: uploaded[0].id })).rejects.toMatchObject({ error: { source: 'ipc', kind: 'unsupported' } })
@@ -259,7 +284,11 @@ describe('the handler table over the socket', () => {
     expect(readFileSync(path)).toEqual(Buffer.concat([0, 1, 2, 3].map((i) => Buffer.alloc(1000, i))))
 
     // Another origin, no secret, a wrong one: 403.
-    for (const headers of [{ ...named, origin: 'https://example.com' }, { [HOST_FILE_NAME_HEADER]: 'a.txt' }, { ...named, [HOST_SECRET_HEADER]: 'f'.repeat(48) }]) {
+    for (const headers of [
+      { ...named, origin: 'https://example.com' },
+      { [HOST_FILE_NAME_HEADER]: 'a.txt' },
+      { ...named, [HOST_SECRET_HEADER]: 'f'.repeat(48) },
+    ]) {
       const refused = await post(headers, 'x')
       expect(refused.status).toBe(403)
     }
@@ -285,7 +314,9 @@ describe('the handler table over the socket', () => {
 
     // Through the page's bridge: the service's words for a file over the host's limit.
     const page = pageBridge()
-    await expect(page.pathForFile(new File([new Uint8Array(MAX_FILE + 10)], 'big.bin'))).rejects.toMatchObject({ error: { kind: 'invalid-request', message: tooLargeToUpload('big.bin', MAX_FILE) } })
+    await expect(page.pathForFile(new File([new Uint8Array(MAX_FILE + 10)], 'big.bin'))).rejects.toMatchObject({
+      error: { kind: 'invalid-request', message: tooLargeToUpload('big.bin', MAX_FILE) },
+    })
   })
 
   it('uploads no path the user did not give', async () => {

@@ -266,7 +266,8 @@ export async function startHost(options: HostOptions): Promise<Host> {
     // Only the page that was opened with the key: its own origin (a browser always says it on a POST) and the secret.
     const sentOrigin = req.headers.origin
     const sentSecret = req.headers[HOST_SECRET_HEADER]
-    if ((sentOrigin !== undefined && sentOrigin !== origin) || typeof sentSecret !== 'string' || !sameSecret(sentSecret, secret)) return answer(403, { error: 'Forbidden' })
+    if ((sentOrigin !== undefined && sentOrigin !== origin) || typeof sentSecret !== 'string' || !sameSecret(sentSecret, secret))
+      return answer(403, { error: 'Forbidden' })
     const rawName = req.headers[HOST_FILE_NAME_HEADER]
     let name = ''
     try {
@@ -290,8 +291,7 @@ export async function startHost(options: HostOptions): Promise<Host> {
         // The bytes came once and are gone: room is made for the next drop, which the message asks for.
         await side.table['outpost:files.evict-cache']({ keep: [] }).catch(() => undefined)
         answer(507, { error: diskFullForStaging(name) })
-      }
-      else throw error
+      } else throw error
     }
   }
 
@@ -299,7 +299,9 @@ export async function startHost(options: HostOptions): Promise<Host> {
   // browser says its origin on every POST; a page of another site cannot fake it), the code as the body.
   const keyRequest = async (req: IncomingMessage, res: ServerResponse) => {
     const answer = (status: number, body: { secret: string } | { error: string }) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...(status >= 400 ? { connection: 'close' } : {}) }).end(JSON.stringify(body))
+      res
+        .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...(status >= 400 ? { connection: 'close' } : {}) })
+        .end(JSON.stringify(body))
     }
     if (req.method !== 'POST') return answer(405, { error: 'A code is exchanged with a POST.' })
     if (req.headers.origin !== origin) return answer(403, { error: 'Forbidden' })
@@ -308,7 +310,8 @@ export async function startHost(options: HostOptions): Promise<Host> {
       body += String(chunk)
       if (body.length > 256) return answer(400, { error: 'That is not a code of this host.' })
     }
-    if (!codes.take(body.trim())) return answer(403, { error: 'This address was good for one use within a minute: it was used already, or it expired. Start Outpost again.' })
+    if (!codes.take(body.trim()))
+      return answer(403, { error: 'This address was good for one use within a minute: it was used already, or it expired. Start Outpost again.' })
     answer(200, { secret })
   }
 

@@ -7,7 +7,11 @@ import { spawn } from 'node:child_process'
 import type { Host } from './host.ts'
 
 /** The command that opens the host's page: $BROWSER when set (as xdg-open honours it), else the OS's opener; a new one-time address last. */
-export function browserCommand(host: Pick<Host, 'oneTimeUrl'>, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): { command: string; args: string[] } {
+export function browserCommand(
+  host: Pick<Host, 'oneTimeUrl'>,
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): { command: string; args: string[] } {
   const url = host.oneTimeUrl()
   if (env.BROWSER) return { command: env.BROWSER, args: [url] }
   if (platform === 'darwin') return { command: 'open', args: [url] }

@@ -85,7 +85,13 @@ async function startDemoService(dataDir: string): Promise<RunningService> {
 export async function startWebApp(options: WebAppOptions): Promise<WebApp> {
   await mkdir(options.dataDir, { recursive: true })
   const secrets = options.secrets ?? (await hostSecretStore()).store
-  const host = await startHost({ rendererDir: options.rendererDir, port: options.port, partItems: options.partItems, maxFileBytes: options.maxFileBytes, onCall: options.onCall })
+  const host = await startHost({
+    rendererDir: options.rendererDir,
+    port: options.port,
+    partItems: options.partItems,
+    maxFileBytes: options.maxFileBytes,
+    onCall: options.onCall,
+  })
   let service: RunningService | undefined
   // The service runs in this process; the main side closes it with itself.
   const demo = demoLauncher(async () => {

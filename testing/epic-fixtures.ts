@@ -6,7 +6,10 @@ import { Client, v4 as v4Client, type Answer, type CallOptions } from './service
 import type { MemberRecord } from '../src-server/resources/members/member.ts'
 
 export function memberId(service: RunningService, mention: string): string {
-  const m = service.ctx.col<MemberRecord>('member').all().find((r) => r.profile.mention_name === mention)
+  const m = service.ctx
+    .col<MemberRecord>('member')
+    .all()
+    .find((r) => r.profile.mention_name === mention)
   if (!m) throw new Error(`no member @${mention}`)
   return m.id
 }
@@ -16,7 +19,8 @@ export function teamIds(service: RunningService): string[] {
   const col = service.ctx.col<{ id: string; name: string; mention_name: string; archived: boolean; created_at: string; updated_at: string }>('group')
   if (col.count() < 2) {
     const now = service.ctx.now()
-    for (const name of ['Team A', 'Team B']) col.insert({ id: service.ctx.uuid(), name, mention_name: name.toLowerCase().replace(' ', '-'), archived: false, created_at: now, updated_at: now })
+    for (const name of ['Team A', 'Team B'])
+      col.insert({ id: service.ctx.uuid(), name, mention_name: name.toLowerCase().replace(' ', '-'), archived: false, created_at: now, updated_at: now })
   }
   return col.all().map((g) => g.id)
 }

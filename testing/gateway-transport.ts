@@ -24,8 +24,7 @@ export function gatewayTransport(gateway: Gateway, folders: { staging: string; c
     }
   }
   return {
-    call: <T>(operation: OperationName, request: OperationRequest = {}) =>
-      wrap(() => gateway.call<T>(operation, request)),
+    call: <T>(operation: OperationName, request: OperationRequest = {}) => wrap(() => gateway.call<T>(operation, request)),
     upload: <T>(files: FileOnDisk[], options: { storyId?: number; lane?: Lane; onProgress?: (sent: number, total: number) => void } = {}) =>
       wrap(() => gateway.upload<T>(files, { storyId: options.storyId, lane: options.lane, onProgress: (p) => options.onProgress?.(p.sent, p.total) })),
     stage: async (file: FileOnDisk) => {
@@ -47,7 +46,8 @@ export function gatewayTransport(gateway: Gateway, folders: { staging: string; c
       }),
     discard: async (path: string) => {
       const outcome = await discardOwnFile(folders, path)
-      if (outcome === 'outside' || outcome === 'not-a-file') throw new Error(`Only staged and downloaded files are removed; ${basename(path)} is not one of them.`)
+      if (outcome === 'outside' || outcome === 'not-a-file')
+        throw new Error(`Only staged and downloaded files are removed; ${basename(path)} is not one of them.`)
     },
     sweepStaged: (keep: string[]) => sweepStaged(folders.staging, { keep, now: Date.now() }),
   }

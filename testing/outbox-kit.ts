@@ -19,7 +19,16 @@ import type { EpicV4 } from '../src-shared/api/v4/epics.ts'
 import type { RunningService, ServiceOptions } from '../src-server/index.ts'
 import { testService } from './service.ts'
 import { outboxActions, type ActionsOptions } from '../src-renderer/src/data/actions.ts'
-import { categoryFromV4, commentsFromV3, docFromV4, epicFromV4, fileFromV3, labelFromV3, linkedFileFromV3, objectiveFromV3 } from '../src-renderer/src/data/convert.ts'
+import {
+  categoryFromV4,
+  commentsFromV3,
+  docFromV4,
+  epicFromV4,
+  fileFromV3,
+  labelFromV3,
+  linkedFileFromV3,
+  objectiveFromV3,
+} from '../src-renderer/src/data/convert.ts'
 import { OutpostDb } from '../src-renderer/src/data/db.ts'
 import { gatewayTransport } from './gateway-transport.ts'
 import { TransportError, type Transport } from '../src-renderer/src/data/transport.ts'

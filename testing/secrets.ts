@@ -12,9 +12,7 @@ export interface FakeSafeStorage extends SafeStorageApi {
   calls: { encrypt: number; decrypt: number }
 }
 
-export function fakeSafeStorage(
-  options: { backend?: SafeStorageBackend; available?: boolean; key?: Buffer } = {},
-): FakeSafeStorage {
+export function fakeSafeStorage(options: { backend?: SafeStorageBackend; available?: boolean; key?: Buffer } = {}): FakeSafeStorage {
   const key = options.key ?? randomBytes(32)
   const calls = { encrypt: 0, decrypt: 0 }
   return {

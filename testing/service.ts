@@ -48,7 +48,8 @@ export class Client {
     let answer = raw
     if (this.v4Shape && res.statusCode < 300 && raw && typeof raw === 'object' && !Array.isArray(raw) && !path.startsWith('/schemas')) {
       if ('entity' in raw) answer = raw.entity
-      else if (!('entities' in raw)) throw new Error(`${method} ${path}: a v4 answer must be a list or an {entity} wrapper, got keys ${Object.keys(raw).join(', ')}`)
+      else if (!('entities' in raw))
+        throw new Error(`${method} ${path}: a v4 answer must be a list or an {entity} wrapper, got keys ${Object.keys(raw).join(', ')}`)
       if (typeof raw.$schema !== 'string') throw new Error(`${method} ${path}: a v4 answer must carry $schema`)
     }
     return { status: res.statusCode, headers: res.headers, body: answer as T, raw }

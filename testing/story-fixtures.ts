@@ -2,7 +2,16 @@
 // so tests place the records they need straight into the store.
 import type { RunningService } from '../src-server/index.ts'
 import type { MemberRecord } from '../src-server/resources/members/member.ts'
-import { branches, newStory, pullRequests, stories, type BranchRecord, type PullRequestRecord, type StoryRecord, type WorkflowRecord } from '../src-server/resources/stories/story.ts'
+import {
+  branches,
+  newStory,
+  pullRequests,
+  stories,
+  type BranchRecord,
+  type PullRequestRecord,
+  type StoryRecord,
+  type WorkflowRecord,
+} from '../src-server/resources/stories/story.ts'
 
 export function insertStory(service: RunningService, fields: Partial<StoryRecord> = {}): StoryRecord {
   const ctx = service.ctx
@@ -29,7 +38,17 @@ export function insertBranch(service: RunningService, fields: Partial<BranchReco
   const now = ctx.now()
   const repo = ctx.col('repository').ids()[0] as number
   return ctx.tx(() =>
-    branches(ctx).insert({ id: ctx.nextId(), name: 'test/branch', deleted: false, repository_id: repo, url: 'https://github.com/outpost/outpost-app/tree/test', story_ids: [], created_at: now, updated_at: now, ...fields }),
+    branches(ctx).insert({
+      id: ctx.nextId(),
+      name: 'test/branch',
+      deleted: false,
+      repository_id: repo,
+      url: 'https://github.com/outpost/outpost-app/tree/test',
+      story_ids: [],
+      created_at: now,
+      updated_at: now,
+      ...fields,
+    }),
   )
 }
 

@@ -80,7 +80,12 @@ test('the epic list, its filters and the new-epic dialog', async ({ service, out
   await expectNoViolations(page, 'the epic list')
   const toolbar = page.getByRole('toolbar', { name: 'Filter and sort epics' })
   for (const filter of ['State', 'Owner', 'Team', 'Objective']) {
-    await auditOpened(page, `the epic list's ${filter} filter`, () => toolbar.getByRole('button', { name: filter, exact: true }).click(), page.getByRole('listbox', { name: `Filter by ${filter.toLowerCase()}` }))
+    await auditOpened(
+      page,
+      `the epic list's ${filter} filter`,
+      () => toolbar.getByRole('button', { name: filter, exact: true }).click(),
+      page.getByRole('listbox', { name: `Filter by ${filter.toLowerCase()}` }),
+    )
   }
   await page.getByRole('searchbox', { name: 'Search epics' }).fill('no epic is called this')
   await expect(page.getByText('No epics match')).toBeVisible()
@@ -133,7 +138,12 @@ test('an epic’s pickers and date fields', async ({ service, outpost }) => {
     ['Teams', 'Teams'],
     ['Objectives', 'Objectives'],
   ]) {
-    await auditOpened(page, `the epic's ${list} picker`, () => properties.getByRole('button', { name: button }).click(), page.getByRole('listbox', { name: list }))
+    await auditOpened(
+      page,
+      `the epic's ${list} picker`,
+      () => properties.getByRole('button', { name: button }).click(),
+      page.getByRole('listbox', { name: list }),
+    )
   }
   // Labels: one to create, then a name too long to create (its reason shown).
   await properties.getByRole('button', { name: 'Labels' }).click()
@@ -152,7 +162,12 @@ test('an epic’s pickers and date fields', async ({ service, outpost }) => {
   await expectNoViolations(page, 'the deadline being set', () => expect(day).toBeVisible())
   await page.keyboard.press('Escape')
 
-  await auditOpened(page, 'the epic’s doc picker', () => page.getByRole('button', { name: 'Link doc' }).click(), page.getByRole('listbox', { name: 'Link a doc' }))
+  await auditOpened(
+    page,
+    'the epic’s doc picker',
+    () => page.getByRole('button', { name: 'Link doc' }).click(),
+    page.getByRole('listbox', { name: 'Link a doc' }),
+  )
 })
 
 test('an epic’s health form, comments and reply', async ({ service, outpost }) => {
@@ -164,7 +179,10 @@ test('an epic’s health form, comments and reply', async ({ service, outpost })
   await expectNoViolations(page, 'the health form', () => expect(status).toBeVisible())
   await page.getByRole('button', { name: 'Discard' }).click()
 
-  const reply = page.getByRole('article', { name: /^Comment by/ }).first().getByRole('button', { name: 'Reply' })
+  const reply = page
+    .getByRole('article', { name: /^Comment by/ })
+    .first()
+    .getByRole('button', { name: 'Reply' })
   await reply.click()
   const field = page.getByRole('textbox', { name: /^Reply/ })
   await expect(field).toBeVisible()
@@ -180,7 +198,12 @@ test('docs: the list, the reader, the linked-epic picker, the editor and a new d
   await expect(reader).toBeVisible()
   await expectNoViolations(page, 'a doc', () => expect(reader).toBeVisible())
 
-  await auditOpened(page, 'a doc’s linked-epic picker', () => page.getByRole('button', { name: /^Link (to an )?epic$/ }).click(), page.getByRole('listbox', { name: 'Link to an epic' }))
+  await auditOpened(
+    page,
+    'a doc’s linked-epic picker',
+    () => page.getByRole('button', { name: /^Link (to an )?epic$/ }).click(),
+    page.getByRole('listbox', { name: 'Link to an epic' }),
+  )
 
   await page.getByRole('button', { name: 'Delete doc' }).click()
   const question = page.getByRole('dialog', { name: /^Delete/ })
@@ -210,7 +233,11 @@ test('files: the grid, the list, a file’s details and adding a link', async ({
   await layout.getByRole('radio', { name: 'List' }).click()
   await expectNoViolations(page, 'files as a list')
 
-  await page.getByRole('listbox', { name: /^Files/ }).getByRole('option').first().click()
+  await page
+    .getByRole('listbox', { name: /^Files/ })
+    .getByRole('option')
+    .first()
+    .click()
   const detail = page.getByRole('complementary', { name: /^(File|Linked file): / })
   await expect(detail).toBeVisible()
   await expectNoViolations(page, 'a file’s details', () => expect(detail).toBeVisible())
@@ -234,7 +261,10 @@ test.describe('with a service that takes files of 4 KB at most', () => {
       files.items.add(new File(['notes'], 'notes.txt', { type: 'text/plain' }))
       const main = document.querySelector('main')!
       main.dispatchEvent(new DragEvent('dragenter', { dataTransfer: files, bubbles: true }))
-      ;(window as unknown as { __held: number }).__held = window.setInterval(() => main.dispatchEvent(new DragEvent('dragover', { dataTransfer: files, bubbles: true })), 200)
+      ;(window as unknown as { __held: number }).__held = window.setInterval(
+        () => main.dispatchEvent(new DragEvent('dragover', { dataTransfer: files, bubbles: true })),
+        200,
+      )
     })
     const zone = page.getByRole('region', { name: 'Drop files to upload' })
     await expect(zone).toBeVisible()
@@ -272,7 +302,16 @@ test('settings and the workspace menu', async ({ service, outpost }) => {
   await expectNoViolations(page, 'settings')
 
   const menu = page.getByRole('menu', { name: 'Workspaces' })
-  await auditOpened(page, 'the workspace menu', () => page.getByRole('navigation', { name: 'Outpost' }).getByRole('button', { name: /Ada Admin/ }).click(), menu)
+  await auditOpened(
+    page,
+    'the workspace menu',
+    () =>
+      page
+        .getByRole('navigation', { name: 'Outpost' })
+        .getByRole('button', { name: /Ada Admin/ })
+        .click(),
+    menu,
+  )
 
   await page.getByRole('button', { name: 'Sign out' }).click()
   const question = page.getByRole('alertdialog')

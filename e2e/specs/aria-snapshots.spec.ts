@@ -20,7 +20,10 @@ async function signedIn(outpost: OutpostApp, service: LocalService): Promise<Pag
   return page
 }
 
-test('the epic list reads as its title, its search and filters, then each epic: name, state, number, teams, stories, owners, when', async ({ service, outpost }) => {
+test('the epic list reads as its title, its search and filters, then each epic: name, state, number, teams, stories, owners, when', async ({
+  service,
+  outpost,
+}) => {
   const page = await signedIn(outpost, service)
   await expect(page.getByRole('main')).toMatchAriaSnapshot(`
     - main "Content":
@@ -47,7 +50,10 @@ test('the epic list reads as its title, its search and filters, then each epic: 
   `)
 })
 
-test('an opened epic reads as one h1 (its name), its description under "Description", its sections, its progress once, then each property once, people and teams one by one', async ({ service, outpost }) => {
+test('an opened epic reads as one h1 (its name), its description under "Description", its sections, its progress once, then each property once, people and teams one by one', async ({
+  service,
+  outpost,
+}) => {
   const page = await signedIn(outpost, service)
   await epicRow(page, 'Search that understands typos').click()
   await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue('Search that understands typos')

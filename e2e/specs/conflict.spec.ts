@@ -1,7 +1,20 @@
 // 5. The same field changed on the service and offline: back online, the
 // conflict is shown (pending panel, then side by side) and resolved: "mine"
 // sends mine over theirs, "theirs" keeps the service's; the service is checked.
-import { epicRow, expect, expectOnline, openPendingPanel, pendingButton, renameEpic, screens, signIn, test, v4All, waitForBootstrap, type OutpostApp } from '../fixtures/outpost.ts'
+import {
+  epicRow,
+  expect,
+  expectOnline,
+  openPendingPanel,
+  pendingButton,
+  renameEpic,
+  screens,
+  signIn,
+  test,
+  v4All,
+  waitForBootstrap,
+  type OutpostApp,
+} from '../fixtures/outpost.ts'
 import type { Page } from '@playwright/test'
 
 async function backOnline(page: Page, outpost: OutpostApp, start: () => Promise<void>): Promise<void> {
@@ -54,7 +67,11 @@ test('a field changed both here (offline) and on the service is resolved with mi
   await expect(dialog).toBeHidden()
 
   // B: take theirs.
-  await conflicts.filter({ hasText: /\(mine\)|\(theirs\)/ }).first().getByRole('button', { name: 'Resolve…' }).click()
+  await conflicts
+    .filter({ hasText: /\(mine\)|\(theirs\)/ })
+    .first()
+    .getByRole('button', { name: 'Resolve…' })
+    .click()
   dialog = page.getByRole('dialog', { name: /^Resolve a conflict on/ })
   await expect(dialog.getByRole('row').filter({ hasText: 'Name' }).getByRole('cell').nth(1)).toContainText(mineB)
   await dialog.getByRole('radio', { name: 'Take theirs for Name' }).check()

@@ -5,7 +5,10 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { expect, goTo, screens, signIn, test, waitForBootstrap } from '../fixtures/outpost.ts'
 
-test('crash dumps go with a problem report only when asked, and both Settings and the report say they can hold the token', async ({ service, outpost }, info) => {
+test('crash dumps go with a problem report only when asked, and both Settings and the report say they can hold the token', async ({
+  service,
+  outpost,
+}, info) => {
   // What Electron's crashReporter leaves in the data folder after a crash.
   const crashes = join(info.outputPath('host'), 'crashes', 'completed')
   mkdirSync(crashes, { recursive: true })
@@ -33,7 +36,9 @@ test('crash dumps go with a problem report only when asked, and both Settings an
   // Asked for: beside the report, said in place.
   await include.check()
   await section.getByRole('button', { name: 'Report a problem…' }).click()
-  await expect(section.getByRole('status')).toContainText('With a crash dump beside it, which can hold your token: send it only to someone you trust with your workspace.')
+  await expect(section.getByRole('status')).toContainText(
+    'With a crash dump beside it, which can hold your token: send it only to someone you trust with your workspace.',
+  )
   const second = (await section.getByTestId('report-path').textContent())!
   expect(second).not.toBe(first)
   const beside = second.replace(/\.json$/, '-crash-dumps')

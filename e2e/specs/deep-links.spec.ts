@@ -55,7 +55,10 @@ test('Copy link, then paste it into the palette or a search: the epic or the doc
   await expect(search).toHaveValue('')
 })
 
-test('an outpost:// link the OS hands over opens in the window; the browser host takes one in its address; another workspace’s link says so', async ({ service, outpost }) => {
+test('an outpost:// link the OS hands over opens in the window; the browser host takes one in its address; another workspace’s link says so', async ({
+  service,
+  outpost,
+}) => {
   const page = await outpost.open()
   await signIn(page, service)
   await waitForBootstrap(page)
@@ -75,7 +78,11 @@ test('an outpost:// link the OS hands over opens in the window; the browser host
   await page.keyboard.press('Control+k')
   await page.getByLabel('Search or run a command', { exact: true }).fill('outpost://elsewhere/epic/1')
   await page.keyboard.press('Enter')
-  await expect(page.getByRole('region', { name: 'Notifications' }).getByText('That link is to the workspace “elsewhere”, which Outpost is not signed in to', { exact: false })).toBeVisible()
+  await expect(
+    page
+      .getByRole('region', { name: 'Notifications' })
+      .getByText('That link is to the workspace “elsewhere”, which Outpost is not signed in to', { exact: false }),
+  ).toBeVisible()
   await expect(name).toHaveValue(epics[4].name)
 })
 

@@ -1,7 +1,10 @@
 // Defects a new user found, each as the person meets it.
 import { epicRow, expect, goTo, openPendingPanel, signIn, test, v4All, waitForBootstrap } from '../fixtures/outpost.ts'
 
-test('the epic list: a long name is cut with its whole text on hover, the row keeps its chips and date; an empty search reads right', async ({ service, outpost }) => {
+test('the epic list: a long name is cut with its whole text on hover, the row keeps its chips and date; an empty search reads right', async ({
+  service,
+  outpost,
+}) => {
   const long = `A very long epic name that goes on ${'and on '.repeat(30)}until the end`.slice(0, 250)
   const made = (await service.v4().post('/epics', { name: long, team_ids: [] })).body
   expect(made.name).toBe(long)
@@ -67,7 +70,12 @@ test('an epic changed offline comes first among the last updated, as it was chan
   await name.fill(`${older.name} (renamed offline)`)
   await name.press('Enter')
   await page.keyboard.press('Escape')
-  await expect(page.getByRole('listbox', { name: /^Epics/ }).getByRole('option').first()).toContainText(`${older.name} (renamed offline)`)
+  await expect(
+    page
+      .getByRole('listbox', { name: /^Epics/ })
+      .getByRole('option')
+      .first(),
+  ).toContainText(`${older.name} (renamed offline)`)
 })
 
 test('rich text pasted into a doc becomes Markdown, with no tags and no script text', async ({ service, outpost }) => {
@@ -80,7 +88,10 @@ test('rich text pasted into a doc becomes Markdown, with no tags and no script t
   await content.focus()
   await content.evaluate((el) => {
     const data = new DataTransfer()
-    data.setData('text/html', '<h2>Plan</h2><p>Ship the <b>offline</b> editor <a href="https://example.com">soon</a>.</p><script>alert("pasted")</script><ul><li>one</li><li>two</li></ul>')
+    data.setData(
+      'text/html',
+      '<h2>Plan</h2><p>Ship the <b>offline</b> editor <a href="https://example.com">soon</a>.</p><script>alert("pasted")</script><ul><li>one</li><li>two</li></ul>',
+    )
     data.setData('text/plain', 'Plan Ship the offline editor soon. one two')
     el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))
   })
@@ -115,18 +126,28 @@ test('Browse: one main landmark, segments of one width, and a progress bar that 
   await expect(page.locator('.tabs').getByRole('link', { name: /^(Objectives|Categories|Teams)$/ })).toHaveCount(3)
   await expect(page.locator('.row .progress').first()).toBeVisible()
   await expect(page.getByRole('main')).toHaveCount(1)
-  const widths = await page.getByRole('link', { name: /^(Objectives|Categories|Teams)$/ }).evaluateAll((links) => links.filter((a) => a.closest('.tabs')).map((a) => Math.round(a.getBoundingClientRect().width)))
+  const widths = await page
+    .getByRole('link', { name: /^(Objectives|Categories|Teams)$/ })
+    .evaluateAll((links) => links.filter((a) => a.closest('.tabs')).map((a) => Math.round(a.getBoundingClientRect().width)))
   expect(widths).toHaveLength(3)
   expect(Math.max(...widths) - Math.min(...widths)).toBeLessThanOrEqual(1)
   // A bar with an in-progress part says so beside it; one without does not.
   const rows = await page.locator('.row').evaluateAll((els) =>
-    els.filter((r) => r.querySelector('.progress')).map((r) => ({ started: parseFloat((r.querySelector('.progress .started') as HTMLElement).style.width), text: r.querySelector('.pct')?.textContent ?? '' })),
+    els
+      .filter((r) => r.querySelector('.progress'))
+      .map((r) => ({
+        started: parseFloat((r.querySelector('.progress .started') as HTMLElement).style.width),
+        text: r.querySelector('.pct')?.textContent ?? '',
+      })),
   )
   expect(rows.length).toBeGreaterThan(0)
   for (const row of rows) expect(/ in progress$/.test(row.text), row.text).toBe(row.started > 0)
 })
 
-test('at 800 × 600 with the panel open, notices stack as one column of one width, clear of the rail, the panel and each other', async ({ service, outpost }, info) => {
+test('at 800 × 600 with the panel open, notices stack as one column of one width, clear of the rail, the panel and each other', async ({
+  service,
+  outpost,
+}, info) => {
   const page = await outpost.open()
   await page.setViewportSize({ width: 800, height: 600 })
   await signIn(page, service)
@@ -200,14 +221,21 @@ test('in a list row’s avatar stack every person’s initials are whole, the fi
       range.selectNodeContents(el)
       const text = range.getBoundingClientRect()
       const y = text.top + text.height / 2
-      return [text.left + 1, text.right - 1].filter((x) => !el.contains(document.elementFromPoint(x, y))).map((x) => `${el.textContent?.trim()} at x ${x.toFixed(0)}`)
+      return [text.left + 1, text.right - 1]
+        .filter((x) => !el.contains(document.elementFromPoint(x, y)))
+        .map((x) => `${el.textContent?.trim()} at x ${x.toFixed(0)}`)
     }),
   )
   expect(covered, 'letters under another avatar').toEqual([])
   const order = await avatars.evaluateAll((els) => els.map((el) => el.getBoundingClientRect().left))
   const initials = await avatars.allTextContents()
-  const byPlace = initials.map((text, i) => ({ text: text.trim(), left: order[i] })).sort((a, b) => a.left - b.left).map((a) => a.text)
-  const expected = owners.map((id) => members.find((m) => m.id === id)!.profile.name.split(/\s+/)).map((p) => (p.length === 1 ? p[0].slice(0, 2) : p[0][0] + p.at(-1)![0]).toUpperCase())
+  const byPlace = initials
+    .map((text, i) => ({ text: text.trim(), left: order[i] }))
+    .sort((a, b) => a.left - b.left)
+    .map((a) => a.text)
+  const expected = owners
+    .map((id) => members.find((m) => m.id === id)!.profile.name.split(/\s+/))
+    .map((p) => (p.length === 1 ? p[0].slice(0, 2) : p[0][0] + p.at(-1)![0]).toUpperCase())
   expect(byPlace, 'in the owners’ order, left to right').toEqual(expected)
   await row.screenshot({ path: info.outputPath('avatar-stack.png') })
 })
@@ -239,7 +267,10 @@ test('“New doc” is the same button as “New epic”: same height and text s
   await signIn(page, service)
   await waitForBootstrap(page)
   const measure = (name: string) =>
-    page.getByRole('button', { name, exact: true }).first().evaluate((el) => ({ height: Math.round(el.getBoundingClientRect().height), font: getComputedStyle(el).fontSize }))
+    page
+      .getByRole('button', { name, exact: true })
+      .first()
+      .evaluate((el) => ({ height: Math.round(el.getBoundingClientRect().height), font: getComputedStyle(el).fontSize }))
   const epic = await measure('New epic')
   await goTo(page, 'Docs')
   expect(await measure('New doc')).toEqual(epic)
@@ -273,7 +304,10 @@ function slowCacheOpen(ms: number): void {
   }
 }
 
-test('while the cache opens: the status bar says so with no ✓, and the list’s placeholder rows are the rows’ own height', async ({ service, outpost }, info) => {
+test('while the cache opens: the status bar says so with no ✓, and the list’s placeholder rows are the rows’ own height', async ({
+  service,
+  outpost,
+}, info) => {
   const page = await outpost.open()
   await signIn(page, service)
   await waitForBootstrap(page)

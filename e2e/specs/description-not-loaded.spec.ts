@@ -26,7 +26,9 @@ test('an epic whose description is not downloaded says so, offers no edit of it,
   await expect(description.getByRole('textbox')).toHaveCount(0)
   // E (edit the description, as the palette asks it) says why.
   await page.keyboard.press('e')
-  await expect(page.getByRole('region', { name: 'Notifications' }).getByText("This epic's description is not downloaded yet, so it cannot be edited", { exact: false })).toBeVisible()
+  await expect(
+    page.getByRole('region', { name: 'Notifications' }).getByText("This epic's description is not downloaded yet, so it cannot be edited", { exact: false }),
+  ).toBeVisible()
   await expect(description.getByRole('textbox')).toHaveCount(0)
   await screens(page, info, 'description-not-loaded')
   await expectNoViolations(page, 'an epic whose description is not downloaded')
@@ -35,12 +37,18 @@ test('an epic whose description is not downloaded says so, offers no edit of it,
   await service.start()
   await expectOnline(page)
   await expect(description.getByText('The description is not downloaded yet.', { exact: false })).toBeHidden({ timeout: 30_000 })
-  const firstLine = epic.description.split('\n').find((line: string) => /\w/.test(line))!.replace(/^[#\-*\s[\]x]+/, '')
+  const firstLine = epic.description
+    .split('\n')
+    .find((line: string) => /\w/.test(line))!
+    .replace(/^[#\-*\s[\]x]+/, '')
   await expect(description.getByText(firstLine, { exact: false }).first()).toBeVisible()
   await expect(description.getByRole('button', { name: 'Edit' })).toBeVisible()
 })
 
-test('a doc whose text is not downloaded is listed by its title, says so, offers no edit, and shows its text once online', async ({ service, outpost }, info) => {
+test('a doc whose text is not downloaded is listed by its title, says so, offers no edit, and shows its text once online', async ({
+  service,
+  outpost,
+}, info) => {
   const page = await outpost.open()
   await signIn(page, service)
   await waitForBootstrap(page)
@@ -49,7 +57,15 @@ test('a doc whose text is not downloaded is listed by its title, says so, offers
   await service.stop()
   await expectOffline(page)
   // The doc's row as the bootstrap's list of every doc stores it: its id and title.
-  await changeRow(page, 'docs', doc.id, { content_markdown: '', content_html: '', archived: false, creator_id: null, created_at: '', updated_at: '', partial: true })
+  await changeRow(page, 'docs', doc.id, {
+    content_markdown: '',
+    content_html: '',
+    archived: false,
+    creator_id: null,
+    created_at: '',
+    updated_at: '',
+    partial: true,
+  })
   await goTo(page, 'Docs')
   const row = page.getByRole('option').filter({ hasText: doc.title })
   await expect(row.getByText('Its text is not downloaded yet')).toBeVisible()
@@ -60,7 +76,9 @@ test('a doc whose text is not downloaded is listed by its title, says so, offers
   // Nothing offers to write over it; E says why.
   await expect(reader.getByRole('button', { name: 'Edit' })).toHaveCount(0)
   await page.keyboard.press('e')
-  await expect(page.getByRole('region', { name: 'Notifications' }).getByText("This doc's text is not downloaded yet, so it cannot be edited", { exact: false })).toBeVisible()
+  await expect(
+    page.getByRole('region', { name: 'Notifications' }).getByText("This doc's text is not downloaded yet, so it cannot be edited", { exact: false }),
+  ).toBeVisible()
   await expect(reader.getByRole('textbox')).toHaveCount(0)
   await screens(page, info, 'doc-not-loaded')
   await expectNoViolations(page, 'a doc whose text is not downloaded')

@@ -118,7 +118,10 @@ test('an epic name typed and not saved is kept through a reload, then saved or d
   }
 })
 
-test('the new-epic dialog and a new doc keep what was written; a name or title past the limit is refused before anything is queued', async ({ service, outpost }) => {
+test('the new-epic dialog and a new doc keep what was written; a name or title past the limit is refused before anything is queued', async ({
+  service,
+  outpost,
+}) => {
   const page = await outpost.open()
   await signIn(page, service)
   await waitForBootstrap(page)

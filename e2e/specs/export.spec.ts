@@ -61,7 +61,9 @@ test('Export workspace… writes the cache to a folder that matches the service,
   expect(truth.docs.length).toBeGreaterThan(0)
 
   // The files the sync fetched ahead of use are in the main side's cache; one is taken out again, as if evicted.
-  await expect.poll(async () => (await Promise.all(truth.files.map((f) => findCached(side.folders.cache, account.id, f.id)))).filter(Boolean).length, { timeout: 30_000 }).toBe(truth.files.length)
+  await expect
+    .poll(async () => (await Promise.all(truth.files.map((f) => findCached(side.folders.cache, account.id, f.id)))).filter(Boolean).length, { timeout: 30_000 })
+    .toBe(truth.files.length)
   const evicted = truth.files[0]
   rmSync(fileFolder(side.folders.cache, account.id, evicted.id), { recursive: true })
 
@@ -118,7 +120,10 @@ test('Export workspace… writes the cache to a folder that matches the service,
   expect(epicFiles).toHaveLength(truth.epics.length)
   const members = new Map(truth.members.map((m) => [m.id, m.profile?.name ?? m.name]))
   for (const epic of truth.epics) {
-    expect(epicsJson.find((e: any) => e.id === epic.id), `epic ${epic.id}`).toMatchObject({ name: epic.name, archived: epic.archived, owner_ids: epic.owner_ids })
+    expect(
+      epicsJson.find((e: any) => e.id === epic.id),
+      `epic ${epic.id}`,
+    ).toMatchObject({ name: epic.name, archived: epic.archived, owner_ids: epic.owner_ids })
     const file = epicFiles.find((f) => f.startsWith(`${epic.id}-`))
     expect(file, `epic ${epic.id}`).toBeDefined()
     const md = read(folder, `epics/${file}`)
@@ -135,11 +140,20 @@ test('Export workspace… writes the cache to a folder that matches the service,
     const body = (doc.content_markdown ?? '').trimEnd()
     expect(docTexts, `doc ${doc.id}`).toContain(body ? `# ${oneLine(doc.title)}\n\n${body}\n` : `# ${oneLine(doc.title)}\n`)
   }
-  expect(JSON.parse(read(folder, 'docs.json')).map((d: any) => d.title).sort()).toEqual(truth.docs.map((d) => d.title).sort())
+  expect(
+    JSON.parse(read(folder, 'docs.json'))
+      .map((d: any) => d.title)
+      .sort(),
+  ).toEqual(truth.docs.map((d) => d.title).sort())
 
   // Files: the downloaded ones byte for byte as the service serves them; the evicted one listed as not included.
   expect(manifest.files.notIncluded).toEqual([{ id: evicted.id, name: evicted.name, reason: expect.stringMatching(/never downloaded/) }])
-  expect(manifest.files.included.map((f: any) => f.id).sort()).toEqual(truth.files.filter((f) => f.id !== evicted.id).map((f) => f.id).sort())
+  expect(manifest.files.included.map((f: any) => f.id).sort()).toEqual(
+    truth.files
+      .filter((f) => f.id !== evicted.id)
+      .map((f) => f.id)
+      .sort(),
+  )
   for (const included of manifest.files.included) {
     const file = truth.files.find((f) => f.id === included.id)
     const served = Buffer.from(await (await fetch(file.url, { headers: service.v3().auth })).arrayBuffer())
@@ -151,7 +165,12 @@ test('Export workspace… writes the cache to a folder that matches the service,
     ['teams.json', truth.teams],
     ['labels.json', truth.labels],
   ] as const) {
-    expect(JSON.parse(read(folder, path)).map((r: any) => r.id).sort(), path).toEqual(rows.map((r: any) => r.id).sort())
+    expect(
+      JSON.parse(read(folder, path))
+        .map((r: any) => r.id)
+        .sort(),
+      path,
+    ).toEqual(rows.map((r: any) => r.id).sort())
   }
 
   // Offline: the same export from Settings, with nothing downloaded.

@@ -7,7 +7,19 @@
 // change when the focus comes and goes (fixtures/a11y.ts, tabTour).
 import type { Locator, Page } from '@playwright/test'
 import { showLook, tabTour, type FocusStop, type Look } from '../fixtures/a11y.ts'
-import { epicRow, expect, goTo, openPendingPanel, pendingButton, pendingPanel, signIn, test, v4All, waitForBootstrap, type LocalService } from '../fixtures/outpost.ts'
+import {
+  epicRow,
+  expect,
+  goTo,
+  openPendingPanel,
+  pendingButton,
+  pendingPanel,
+  signIn,
+  test,
+  v4All,
+  waitForBootstrap,
+  type LocalService,
+} from '../fixtures/outpost.ts'
 
 /**
  * What is wrong with the stops of a tour: a ring thinner than a 1 px line along two sides of what is shown
@@ -20,7 +32,8 @@ function faults(stops: FocusStop[], page: Page, where: string): string[] {
     const width = Math.min(viewport.width, stop.box.x + stop.box.width) - Math.max(0, stop.box.x)
     const height = Math.min(viewport.height, stop.box.y + stop.box.height) - Math.max(0, stop.box.y)
     if (width <= 0 || height <= 0) found.push(`${where}: ${stop.what} is outside the window`)
-    else if (stop.ring < width + height) found.push(`${where}: ${stop.what} shows no ring (${stop.ring} pixels change, at least ${Math.round(width + height)} wanted)`)
+    else if (stop.ring < width + height)
+      found.push(`${where}: ${stop.what} shows no ring (${stop.ring} pixels change, at least ${Math.round(width + height)} wanted)`)
     if (stop.coveredBy || stop.onTop === 0) found.push(`${where}: ${stop.what} is under ${stop.coveredBy ?? 'something'} (${stop.onTop} of 5 points on top)`)
   }
   return found
@@ -72,7 +85,10 @@ for (const look of LOOKS) {
   })
 }
 
-test('the pending panel: nothing toured is under it at 800 x 600; below 720 px it holds the focus, the rest is out of reach, and the focus goes back', async ({ service, outpost }) => {
+test('the pending panel: nothing toured is under it at 800 x 600; below 720 px it holds the focus, the rest is out of reach, and the focus goes back', async ({
+  service,
+  outpost,
+}) => {
   test.setTimeout(150_000)
   const page = await outpost.open()
   await signedIn(page, service)
@@ -145,6 +161,9 @@ test('a dialog, a picker, the palette and the notifications give the focus back 
   await focusComesBack(page, del, 'Enter', page.getByRole('dialog', { name: /^Delete/ }))
   // Cancel, rather than Escape, gives it back too.
   await del.press('Enter')
-  await page.getByRole('dialog', { name: /^Delete/ }).getByRole('button', { name: 'Cancel' }).press('Enter')
+  await page
+    .getByRole('dialog', { name: /^Delete/ })
+    .getByRole('button', { name: 'Cancel' })
+    .press('Enter')
   await expect(del).toBeFocused()
 })

@@ -44,7 +44,18 @@ test('single keys act on the selected or the open epic, and the focus follows', 
   // Listed under ? (with j, k, o, e, u) and in the palette, where the command does it too.
   await page.keyboard.press('?')
   const palette = page.getByRole('dialog').filter({ has: page.getByRole('combobox') })
-  for (const what of ['Next row of a list', 'Previous row of a list', 'Open the selected row', 'Edit the open doc', 'Upload files', 'Change the epic’s state', 'Assign owners', 'Change labels', 'Update health', 'Archive or unarchive']) {
+  for (const what of [
+    'Next row of a list',
+    'Previous row of a list',
+    'Open the selected row',
+    'Edit the open doc',
+    'Upload files',
+    'Change the epic’s state',
+    'Assign owners',
+    'Change labels',
+    'Update health',
+    'Archive or unarchive',
+  ]) {
     await expect(palette.getByRole('option').filter({ hasText: what }).first()).toBeVisible()
   }
   await page.keyboard.press('Escape')

@@ -30,7 +30,8 @@ interface LabelV3 {
   name: string
 }
 
-const labelsOn = async (service: LocalService, epicId: number): Promise<number[]> => ((await service.v3().get(`/epics/${epicId}`)).body as { label_ids: number[] }).label_ids
+const labelsOn = async (service: LocalService, epicId: number): Promise<number[]> =>
+  ((await service.v3().get(`/epics/${epicId}`)).body as { label_ids: number[] }).label_ids
 
 /** Epics the service has, open ones first by most recently updated. */
 async function openEpics(service: LocalService): Promise<{ id: number; name: string }[]> {
@@ -149,7 +150,12 @@ test('records the app cannot read are told in the status bar and listed', async 
   await waitForBootstrap(page)
   await expect(problems()).toHaveText('2 records could not be read')
   // The rest of the app works: the epic list shows, without the spoilt rows.
-  await expect(page.getByRole('listbox', { name: /^Epics/ }).getByRole('option').first()).toBeVisible()
+  await expect(
+    page
+      .getByRole('listbox', { name: /^Epics/ })
+      .getByRole('option')
+      .first(),
+  ).toBeVisible()
 
   await problems().click()
   const dialog = page.getByRole('dialog', { name: '2 records could not be read' })
@@ -216,7 +222,12 @@ test('records the app cannot read are told in the status bar and listed', async 
   await outpost.close(page)
   page = await outpost.open()
   await waitForBootstrap(page)
-  await expect(page.getByRole('listbox', { name: /^Epics/ }).getByRole('option').first()).toBeVisible()
+  await expect(
+    page
+      .getByRole('listbox', { name: /^Epics/ })
+      .getByRole('option')
+      .first(),
+  ).toBeVisible()
   await expect(problems()).toHaveCount(0)
 })
 

@@ -35,7 +35,9 @@ function recordLastScreen(): void {
     }
     if (seen.painted && !copy && !seen.removed) {
       seen.removed = true
-      requestAnimationFrame(() => (seen.whole = !!document.querySelector('nav[aria-label="Outpost"]') && !!document.querySelector('footer[aria-label="Status"]')))
+      requestAnimationFrame(
+        () => (seen.whole = !!document.querySelector('nav[aria-label="Outpost"]') && !!document.querySelector('footer[aria-label="Status"]')),
+      )
     }
     if (copy && document.querySelector('[id^="epic-row-"]')) seen.together = true
   }).observe(document, { childList: true, subtree: true })
@@ -131,11 +133,14 @@ test('only the plain list is kept, and a changed copy or another screen paints n
   // A copy changed since it was kept (here: an image that would run script) is not painted, and nothing in it runs.
   // It is changed as the next page starts, once: the page going away keeps its own screen.
   const tampered = JSON.stringify({ ...JSON.parse(value), html: `<img src="/nothing.png" onerror="window.__ran = true">${JSON.parse(value).html}` })
-  await page.addInitScript(([k, v]) => {
-    if (sessionStorage.getItem('tampered')) return
-    sessionStorage.setItem('tampered', 'yes')
-    localStorage.setItem(k, v)
-  }, [key, tampered])
+  await page.addInitScript(
+    ([k, v]) => {
+      if (sessionStorage.getItem('tampered')) return
+      sessionStorage.setItem('tampered', 'yes')
+      localStorage.setItem(k, v)
+    },
+    [key, tampered],
+  )
   await page.evaluate(() => (location.hash = '#/epics'))
   const requested: string[] = []
   page.on('request', (request) => requested.push(request.url()))

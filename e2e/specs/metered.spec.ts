@@ -25,7 +25,8 @@ test('metered mode sends my changes, fetches only what I ask for, and says so in
     if (req.headers['user-agent']?.startsWith('Outpost')) asked.push(`${req.method} ${(req.url ?? '').split('?')[0]}`)
   })
   // The workspace's lists (what a sync reads), not what an opened epic brings with it.
-  const lists = () => asked.filter((r) => /^GET \/api\/(v3|v4\/[^/]+)\/(epics|documents|files|linked-files|members|groups|labels|categories|objectives|custom-fields)$/.test(r))
+  const lists = () =>
+    asked.filter((r) => /^GET \/api\/(v3|v4\/[^/]+)\/(epics|documents|files|linked-files|members|groups|labels|categories|objectives|custom-fields)$/.test(r))
 
   // Another member renames an epic; the schedule asks for a sync: nothing is fetched.
   await service.v3(service.tokens.member).put(`/epics/${elsewhere.id}`, { name: `${elsewhere.name} (renamed elsewhere)` })

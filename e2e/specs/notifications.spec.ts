@@ -36,13 +36,18 @@ function recordNotifications(): void {
 
 const shownOf = (page: Page) => page.evaluate(() => (window as unknown as { __shown: Shown[] }).__shown)
 
-test('someone else’s changes and mentions notify, once a batch, and open the epic; mine and the bootstrap do not; off is off', async ({ service, outpost }, info) => {
+test('someone else’s changes and mentions notify, once a batch, and open the epic; mine and the bootstrap do not; off is off', async ({
+  service,
+  outpost,
+}, info) => {
   const me = (await service.v3().get('/member')).body as { id: string; mention_name: string }
   const members = (await service.v3().get('/members')).body as { id: string; profile: { name: string; mention_name: string } }[]
   const other = (await service.v3(service.tokens.member).get('/member')).body as { id: string }
   const otherName = members.find((m) => m.id === other.id)!.profile.name
   const states = (await service.v3().get('/epic-workflow')).body as { epic_states: { id: number; name: string }[] }
-  const epics = ((await service.v3().get('/epics')).body as { id: number; name: string; archived: boolean; epic_state_id: number; follower_ids: string[] }[]).filter((e) => !e.archived).slice(0, 5)
+  const epics = ((await service.v3().get('/epics')).body as { id: number; name: string; archived: boolean; epic_state_id: number; follower_ids: string[] }[])
+    .filter((e) => !e.archived)
+    .slice(0, 5)
   // The user follows these five (before signing in: the bootstrap brings them, and says nothing).
   for (const e of epics) await service.v3().put(`/epics/${e.id}`, { follower_ids: [...new Set([...e.follower_ids, me.id])] })
 
@@ -86,7 +91,9 @@ test('someone else’s changes and mentions notify, once a batch, and open the e
   await expect(name).toHaveValue(epics[4].name)
   await name.fill(`${epics[4].name} (mine)`)
   await name.press('Enter')
-  await expect.poll(async () => ((await service.v3().get(`/epics/${epics[4].id}`)).body as { name: string }).name, { timeout: 20_000 }).toBe(`${epics[4].name} (mine)`)
+  await expect
+    .poll(async () => ((await service.v3().get(`/epics/${epics[4].id}`)).body as { name: string }).name, { timeout: 20_000 })
+    .toBe(`${epics[4].name} (mine)`)
   outpost.host.side.schedule.now('focus')
   await page.waitForTimeout(4_000)
   expect(await shownOf(page)).toHaveLength(2)
@@ -97,7 +104,10 @@ test('someone else’s changes and mentions notify, once a batch, and open the e
   await epicRow(page, `${epics[4].name} (mine)`).first().click()
   await expect(name).toHaveValue(`${epics[4].name} (mine)`)
   await expect.poll(() => shownOf(page), { timeout: 20_000 }).toHaveLength(3)
-  expect((await shownOf(page))[2]).toEqual({ title: `${otherName} mentioned you on “${epics[4].name} (mine)”`, body: `Can @${me.mention_name} check the rollout?` })
+  expect((await shownOf(page))[2]).toEqual({
+    title: `${otherName} mentioned you on “${epics[4].name} (mine)”`,
+    body: `Can @${me.mention_name} check the rollout?`,
+  })
 
   // The list in the window has each, newest first.
   await page.getByRole('button', { name: 'Notifications' }).click()
@@ -118,7 +128,10 @@ test('someone else’s changes and mentions notify, once a batch, and open the e
   expect(await shownOf(page)).toHaveLength(3)
 })
 
-test('a change made in another window of the workspace is the user’s own: not notified there; someone else’s is shown once and listed in both', async ({ service, outpost }) => {
+test('a change made in another window of the workspace is the user’s own: not notified there; someone else’s is shown once and listed in both', async ({
+  service,
+  outpost,
+}) => {
   const me = (await service.v3().get('/member')).body as { id: string }
   // The two most recently updated (the top of the list as it opens), which the user follows.
   const epics = ((await service.v3().get('/epics')).body as { id: number; name: string; archived: boolean; updated_at: string; follower_ids: string[] }[])
@@ -143,7 +156,9 @@ test('a change made in another window of the workspace is the user’s own: not 
   const name = b.getByRole('textbox', { name: 'Epic name' })
   await name.fill(`${epics[0].name} (from the other window)`)
   await name.press('Enter')
-  await expect.poll(async () => ((await service.v3().get(`/epics/${epics[0].id}`)).body as { name: string }).name, { timeout: 20_000 }).toBe(`${epics[0].name} (from the other window)`)
+  await expect
+    .poll(async () => ((await service.v3().get(`/epics/${epics[0].id}`)).body as { name: string }).name, { timeout: 20_000 })
+    .toBe(`${epics[0].name} (from the other window)`)
   await expect(pendingButton(b)).toHaveText('All changes saved')
   outpost.host.side.schedule.now('focus')
   await expect(epicRow(a, `${epics[0].name} (from the other window)`)).toHaveCount(1)

@@ -75,7 +75,13 @@ test('changes made offline survive a restart and reach the service exactly once'
   // Drag two files onto the window.
   await goTo(page, 'Files')
   await dropFiles(page, dropped)
-  for (const f of dropped) await expect(page.getByRole('option').filter({ hasText: f.name }).getByText(/Queued/)).toBeVisible()
+  for (const f of dropped)
+    await expect(
+      page
+        .getByRole('option')
+        .filter({ hasText: f.name })
+        .getByText(/Queued/),
+    ).toBeVisible()
   await screens(page, info, 'files-offline')
 
   // Create an epic.
@@ -107,7 +113,13 @@ test('changes made offline survive a restart and reach the service exactly once'
   await goTo(again, 'Docs')
   await expect(again.getByRole('option').filter({ hasText: docTitle }).getByText('pending', { exact: true })).toBeVisible()
   await goTo(again, 'Files')
-  for (const f of dropped) await expect(again.getByRole('option').filter({ hasText: f.name }).getByText(/Queued/)).toBeVisible()
+  for (const f of dropped)
+    await expect(
+      again
+        .getByRole('option')
+        .filter({ hasText: f.name })
+        .getByText(/Queued/),
+    ).toBeVisible()
 
   const panel = await openPendingPanel(again)
   await expect(panel.getByRole('listitem')).toHaveCount(6)
@@ -123,7 +135,12 @@ test('changes made offline survive a restart and reach the service exactly once'
   await screens(again, info, 'pending-empty')
   for (const f of dropped) {
     await expect(again.getByRole('option').filter({ hasText: f.name })).toHaveCount(1)
-    await expect(again.getByRole('option').filter({ hasText: f.name }).getByText(/Queued/)).toHaveCount(0)
+    await expect(
+      again
+        .getByRole('option')
+        .filter({ hasText: f.name })
+        .getByText(/Queued/),
+    ).toHaveCount(0)
   }
 
   // The service has each change exactly once.

@@ -50,7 +50,9 @@ test('Open hands a document to its app and shows a program in its folder, saying
 
     await row('setup.exe').dblclick()
     const notices = page.getByRole('region', { name: 'Notifications' })
-    await expect(notices.getByText('Outpost opens documents and media directly; setup.exe could run as a program, so it is shown in its folder instead.')).toBeVisible()
+    await expect(
+      notices.getByText('Outpost opens documents and media directly; setup.exe could run as a program, so it is shown in its folder instead.'),
+    ).toBeVisible()
     expect(shown.map((path) => basename(path))).toEqual(['setup.exe'])
     expect(opened).toHaveLength(1)
     await screens(page, info, 'files-shown-in-folder')

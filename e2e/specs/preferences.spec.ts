@@ -60,7 +60,9 @@ test.describe('in forced colours (Windows high contrast)', () => {
       await waitForBootstrap(page)
       const found: string[] = []
       const tour = async (where: string) => {
-        for (const stop of await tabTour(page)) if (stop.ring < Math.min(stop.box.width, 1000) + Math.min(stop.box.height, 700)) found.push(`${where}: ${stop.what} shows no ring (${stop.ring} pixels change)`)
+        for (const stop of await tabTour(page))
+          if (stop.ring < Math.min(stop.box.width, 1000) + Math.min(stop.box.height, 700))
+            found.push(`${where}: ${stop.what} shows no ring (${stop.ring} pixels change)`)
       }
       await tour('epics')
 

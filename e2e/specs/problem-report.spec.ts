@@ -40,7 +40,15 @@ test('Report a problem… writes one file to send, with what helps and without t
   expect(formsIn(bytes, secretForms(token)), 'no form of the token in the report').toEqual([])
   // The search is not a formality: the same search finds the token in the line that went in, and not in the log.
   expect(formsIn(careless, secretForms(token))).toContain('as is')
-  expect(formsIn(outpost.host.side.log.list().map((e) => e.message).join('\n'), secretForms(token))).toEqual([])
+  expect(
+    formsIn(
+      outpost.host.side.log
+        .list()
+        .map((e) => e.message)
+        .join('\n'),
+      secretForms(token),
+    ),
+  ).toEqual([])
 
   const report = JSON.parse(bytes.toString('utf8'))
   expect(report).toMatchObject({
@@ -55,7 +63,9 @@ test('Report a problem… writes one file to send, with what helps and without t
     outbox: { pending: 0, failed: 0, conflicts: 0 },
     dataProblems: [{ table: 'epics', key: '990001', reason: expect.stringContaining('name is not a string') }],
   })
-  expect(report.recentLog).toContainEqual(expect.objectContaining({ level: 'warning', from: 'main', message: 'a careless line with the token [token removed] in it' }))
+  expect(report.recentLog).toContainEqual(
+    expect.objectContaining({ level: 'warning', from: 'main', message: 'a careless line with the token [token removed] in it' }),
+  )
 
   // ---- from Settings ----
   await goTo(page, 'Settings')

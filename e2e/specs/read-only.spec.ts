@@ -1,7 +1,20 @@
 // 7. A read-only token: the app reads everything, and says writes are not
 // allowed instead of queueing them (no edit controls, no queued change, a
 // clear word when a file is dropped); the service is unchanged.
-import { dropFiles, epicRow, expect, goTo, openPendingPanel, pendingButton, screens, signIn, statusBar, test, v4All, waitForBootstrap } from '../fixtures/outpost.ts'
+import {
+  dropFiles,
+  epicRow,
+  expect,
+  goTo,
+  openPendingPanel,
+  pendingButton,
+  screens,
+  signIn,
+  statusBar,
+  test,
+  v4All,
+  waitForBootstrap,
+} from '../fixtures/outpost.ts'
 
 test('with a read-only token the app says writes are not allowed and queues nothing', async ({ service, outpost }, info) => {
   const before = await v4All(service.v4(), '/epics')

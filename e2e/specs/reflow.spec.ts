@@ -42,7 +42,13 @@ for (const { zoom, viewport } of ZOOMS) {
       const nav = page.getByRole('navigation', { name: 'Outpost' })
       const always = [nav.getByRole('link', { name: 'Epics', exact: true }), nav.getByRole('link', { name: 'Settings', exact: true }), pendingButton(page)]
 
-      await check('epics', [content.getByRole('searchbox', { name: 'Search epics' }), content.getByRole('button', { name: 'New epic' }), content.getByRole('button', { name: 'Objective', exact: true }), epicRow(page, epic.name).first(), ...always])
+      await check('epics', [
+        content.getByRole('searchbox', { name: 'Search epics' }),
+        content.getByRole('button', { name: 'New epic' }),
+        content.getByRole('button', { name: 'Objective', exact: true }),
+        epicRow(page, epic.name).first(),
+        ...always,
+      ])
       await screens(page, info, `${tag}-epics`)
       await epicRow(page, epic.name).first().click()
       await check('an epic', [
@@ -58,14 +64,31 @@ for (const { zoom, viewport } of ZOOMS) {
       await screens(page, info, `${tag}-epic`)
 
       await goTo(page, 'Docs')
-      await check('docs', [content.getByRole('searchbox', { name: 'Search docs' }), content.getByRole('button', { name: 'New doc', exact: true }), content.getByRole('listbox', { name: /^Docs/ }).getByRole('option').first()])
+      await check('docs', [
+        content.getByRole('searchbox', { name: 'Search docs' }),
+        content.getByRole('button', { name: 'New doc', exact: true }),
+        content.getByRole('listbox', { name: /^Docs/ }).getByRole('option').first(),
+      ])
       await content.getByRole('listbox', { name: /^Docs/ }).getByRole('option').first().click()
-      await check('a doc', [content.getByRole('heading', { level: 1 }).first(), content.getByRole('button', { name: 'Edit', exact: true }), content.getByRole('button', { name: 'Delete doc' })])
+      await check('a doc', [
+        content.getByRole('heading', { level: 1 }).first(),
+        content.getByRole('button', { name: 'Edit', exact: true }),
+        content.getByRole('button', { name: 'Delete doc' }),
+      ])
       await screens(page, info, `${tag}-doc`)
 
       await goTo(page, 'Files')
       const layout = content.getByRole('radiogroup', { name: 'Layout' })
-      await check('files', [content.getByRole('searchbox', { name: 'Search files' }), content.getByRole('button', { name: 'Upload' }), content.getByRole('button', { name: 'Add link' }), layout.getByRole('radio', { name: 'List' }), content.getByRole('listbox', { name: /^Files/ }).getByRole('option').first()])
+      await check('files', [
+        content.getByRole('searchbox', { name: 'Search files' }),
+        content.getByRole('button', { name: 'Upload' }),
+        content.getByRole('button', { name: 'Add link' }),
+        layout.getByRole('radio', { name: 'List' }),
+        content
+          .getByRole('listbox', { name: /^Files/ })
+          .getByRole('option')
+          .first(),
+      ])
       await screens(page, info, `${tag}-files`)
 
       for (const screen of ['Objectives', 'Categories', 'Teams'] as const) {

@@ -78,7 +78,8 @@ test('two windows on one workspace: each sees the other’s edits at once, and e
   await create(a, 'Made in window A')
   await create(b, 'Made in window B')
   for (const page of [a, b]) {
-    for (const name of [`${one.name} (window A)`, `${two.name} (window B)`, 'Made in window A', 'Made in window B']) await expect(epicRow(page, name)).toHaveCount(1)
+    for (const name of [`${one.name} (window A)`, `${two.name} (window B)`, 'Made in window A', 'Made in window B'])
+      await expect(epicRow(page, name)).toHaveCount(1)
   }
 
   await service.start()
@@ -88,7 +89,16 @@ test('two windows on one workspace: each sees the other’s edits at once, and e
   await expect(pendingButton(a)).not.toContainText(/\d/, { timeout: 15_000 })
   await expect(pendingButton(b)).not.toContainText(/\d/, { timeout: 15_000 })
   // Each create reached the service once (a create sent twice would make two epics).
-  await expect.poll(async () => (await newestEpics(service)).filter((e) => e.name.startsWith('Made in window')).map((e) => e.name).sort(), { timeout: 30_000 }).toEqual(['Made in window A', 'Made in window B'])
+  await expect
+    .poll(
+      async () =>
+        (await newestEpics(service))
+          .filter((e) => e.name.startsWith('Made in window'))
+          .map((e) => e.name)
+          .sort(),
+      { timeout: 30_000 },
+    )
+    .toEqual(['Made in window A', 'Made in window B'])
 })
 
 for (const [skew, label] of [

@@ -24,9 +24,15 @@ test('a reopened window shows the list it last showed; removing the workspace le
   await expect.poll(async () => (await kept(page)).keys.filter((k) => perDatabase.test(k)).length, { timeout: 15_000 }).toBe(2)
   const { keys, databases } = await kept(page)
   const database = databases.find((d) => d.startsWith('outpost:'))!
-  expect(keys.sort()).toEqual([`outpost:first-screen:${database}`, `outpost:last-screen:${database}`, 'outpost:last-account', 'outpost:last-workspace-db'].sort())
+  expect(keys.sort()).toEqual(
+    [`outpost:first-screen:${database}`, `outpost:last-screen:${database}`, 'outpost:last-account', 'outpost:last-workspace-db'].sort(),
+  )
   // No token among them (the account kept is an AccountInfo: names and ids).
-  const values = await page.evaluate(() => Object.entries(localStorage).map(([, v]) => v).join('\n'))
+  const values = await page.evaluate(() =>
+    Object.entries(localStorage)
+      .map(([, v]) => v)
+      .join('\n'),
+  )
   expect(values).not.toContain(service.tokens.admin)
 
   // Reopened: the newest epic is on screen.

@@ -8,7 +8,19 @@
 //   reviewed as heard).
 import type { Locator, Page } from '@playwright/test'
 import { heardIn, recordLiveRegions } from '../fixtures/a11y.ts'
-import { dropFiles, epicRow, expect, expectOffline, expectOnline, goTo, pendingButton, renameEpic, signIn, test, waitForBootstrap } from '../fixtures/outpost.ts'
+import {
+  dropFiles,
+  epicRow,
+  expect,
+  expectOffline,
+  expectOnline,
+  goTo,
+  pendingButton,
+  renameEpic,
+  signIn,
+  test,
+  waitForBootstrap,
+} from '../fixtures/outpost.ts'
 
 /** Each option's place and the list's size, as a screen reader reads them. */
 async function places(options: Locator): Promise<{ at: number; of: number }[]> {
@@ -98,14 +110,20 @@ test.describe(`a workspace of ${SEED.epics} epics`, () => {
     expect(times(heard, 'Downloading the workspace to this computer.'), heard.join('\n')).toBeLessThanOrEqual(1)
     expect(times(heard, 'Workspace downloaded.'), heard.join('\n')).toBe(1)
     // Its kinds one after the other, the epics a page at a time, the list's count as it fills: none of it read out.
-    expect(heard.filter((text) => /\d/.test(text)), 'no numbers while it downloads').toEqual([])
+    expect(
+      heard.filter((text) => /\d/.test(text)),
+      'no numbers while it downloads',
+    ).toEqual([])
   })
 })
 
 test.describe('with a service that takes files of 4 KB at most', () => {
   test.use({ serviceOptions: { seed: 'demo', maxFileBytes: 4096 } })
 
-  test('the live regions say each event once: offline and back, a replay, a refusal, an upload’s end; a routine sync says nothing', async ({ service, outpost }) => {
+  test('the live regions say each event once: offline and back, a replay, a refusal, an upload’s end; a routine sync says nothing', async ({
+    service,
+    outpost,
+  }) => {
     const page = await outpost.open()
     await page.addInitScript(recordLiveRegions)
     await page.reload()
@@ -158,7 +176,10 @@ test.describe('with a service that takes files of 4 KB at most', () => {
     await expect(pendingButton(page)).toHaveText(/2 failed/)
     await hear(page, heard, '“too-big.txt” was not uploaded')
     expect(times(heard, '1 file uploaded'), heard.join('\n')).toBe(1)
-    expect(times(heard, '“too-big.txt” was not uploaded: file0 ("too-big.txt") is larger than the 4096 bytes this service accepts per file.'), heard.join('\n')).toBe(1)
+    expect(
+      times(heard, '“too-big.txt” was not uploaded: file0 ("too-big.txt") is larger than the 4096 bytes this service accepts per file.'),
+      heard.join('\n'),
+    ).toBe(1)
     expect(times(heard, 'was refused'), 'a refused upload is said once, by the upload tray').toBe(0)
   })
 })

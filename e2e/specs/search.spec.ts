@@ -69,7 +69,12 @@ test('the command palette marks what is typed and opens the result clicked', asy
   await typeSlowly(page, doc.title)
   const option = palette.getByRole('option').filter({ hasText: doc.title }).first()
   await expect(option).toBeVisible()
-  await expect(option.locator('mark').filter({ hasText: new RegExp(`^${word}$`, 'i') }).first()).toBeVisible()
+  await expect(
+    option
+      .locator('mark')
+      .filter({ hasText: new RegExp(`^${word}$`, 'i') })
+      .first(),
+  ).toBeVisible()
   await option.click()
   await expect(page.getByRole('heading', { name: doc.title, level: 1 })).toBeVisible()
 })
@@ -87,5 +92,10 @@ test('in the command palette a command typed by its exact name comes before cont
   await expect(palette.getByRole('option').first()).toContainText('Sync now')
   await expect(palette.getByRole('option').first()).not.toContainText('notes on syncing')
   await page.keyboard.press('Enter')
-  await expect(page.getByRole('region', { name: 'Notifications' }).getByText(/Syncing…|Up to date/).first()).toBeVisible()
+  await expect(
+    page
+      .getByRole('region', { name: 'Notifications' })
+      .getByText(/Syncing…|Up to date/)
+      .first(),
+  ).toBeVisible()
 })

@@ -26,7 +26,10 @@ test.use({ serviceOptions: { seed: 'demo', maxFileBytes: LIMIT } })
 for (const size of SIZES) {
   const tag = `${size.width}x${size.height}`
 
-  test(`a ${tag} window: every screen fits, its controls are reachable, the pending panel slides over and closes beside it`, async ({ service, outpost }, info) => {
+  test(`a ${tag} window: every screen fits, its controls are reachable, the pending panel slides over and closes beside it`, async ({
+    service,
+    outpost,
+  }, info) => {
     test.setTimeout(150_000)
     const page = await outpost.open()
     await page.setViewportSize(size)
@@ -45,7 +48,12 @@ for (const size of SIZES) {
     await expect(page.getByRole('heading', { name: 'Epics', level: 1 })).toBeVisible()
     await expectReachable(content.getByRole('searchbox', { name: 'Search epics' }))
     await expectReachable(content.getByRole('button', { name: 'New epic' }))
-    const name = page.getByRole('listbox', { name: /^Epics/ }).getByRole('option').filter({ hasText: epics[0].name }).first().getByText(epics[0].name, { exact: true })
+    const name = page
+      .getByRole('listbox', { name: /^Epics/ })
+      .getByRole('option')
+      .filter({ hasText: epics[0].name })
+      .first()
+      .getByText(epics[0].name, { exact: true })
     expect((await name.boundingBox())?.width ?? 0, 'the epic name has room').toBeGreaterThanOrEqual(150)
     await always()
     await expectFits(page, 'epics')
@@ -90,7 +98,12 @@ for (const size of SIZES) {
     await goTo(page, 'Files')
     const layout = page.getByRole('radiogroup', { name: 'Layout' })
     await layout.getByRole('radio', { name: 'Grid' }).click()
-    for (const control of [content.getByRole('searchbox', { name: 'Search files' }), content.getByRole('button', { name: 'Upload' }), content.getByRole('button', { name: 'Add link' }), layout.getByRole('radio', { name: 'List' })]) {
+    for (const control of [
+      content.getByRole('searchbox', { name: 'Search files' }),
+      content.getByRole('button', { name: 'Upload' }),
+      content.getByRole('button', { name: 'Add link' }),
+      layout.getByRole('radio', { name: 'List' }),
+    ]) {
       await expectReachable(control)
     }
     await expectFits(page, 'files (grid)')
@@ -131,7 +144,9 @@ for (const size of SIZES) {
     const big = 'too-big-for-the-service.pdf'
     await dropFiles(page, [{ name: big, type: 'application/pdf', text: 'x'.repeat(LIMIT + 1) }])
     const row = page.getByRole('region', { name: 'Uploads' }).getByRole('listitem').filter({ hasText: big })
-    await expect(row.getByText(`file0 ("${big}") is larger than the ${LIMIT} bytes this service accepts per file.`, { exact: true })).toBeVisible({ timeout: 30_000 })
+    await expect(row.getByText(`file0 ("${big}") is larger than the ${LIMIT} bytes this service accepts per file.`, { exact: true })).toBeVisible({
+      timeout: 30_000,
+    })
     for (const action of ['Retry', 'Discard', 'Dismiss']) await expectReachable(row.getByRole('button', { name: `${action} “${big}”` }))
     await always()
     await expectFits(page, 'upload tray')
@@ -152,14 +167,22 @@ test.describe('on a touch screen', () => {
     const content = page.getByRole('main', { name: 'Content' })
     await expect(content.getByRole('textbox', { name: 'Epic name' })).toHaveValue(epic.name)
 
-    for (const button of [content.getByRole('button', { name: 'Epics', exact: true }), content.getByRole('button', { name: 'Archive' }), content.getByRole('button', { name: 'Delete', exact: true }).first(), content.getByRole('button', { name: 'Update health' })]) {
+    for (const button of [
+      content.getByRole('button', { name: 'Epics', exact: true }),
+      content.getByRole('button', { name: 'Archive' }),
+      content.getByRole('button', { name: 'Delete', exact: true }).first(),
+      content.getByRole('button', { name: 'Update health' }),
+    ]) {
       await expectReachable(button)
       const box = await button.boundingBox()
       expect(box?.height ?? 0, `${String(button)} is tall enough for a finger`).toBeGreaterThanOrEqual(32)
       expect(box?.width ?? 0, `${String(button)} is wide enough for a finger`).toBeGreaterThanOrEqual(32)
     }
     // Comments are written by others once the epic is opened online: Reply shows on each without hovering.
-    const reply = page.getByRole('article', { name: /^Comment by/ }).first().getByRole('button', { name: 'Reply' })
+    const reply = page
+      .getByRole('article', { name: /^Comment by/ })
+      .first()
+      .getByRole('button', { name: 'Reply' })
     await expectReachable(reply)
     await expect(reply).toHaveCSS('opacity', '1')
     await expectFits(page, 'epic on a touch screen')

@@ -54,7 +54,10 @@ const probeWrite = (page: Page) =>
     }
   })
 
-test('storage full: sync pauses and says so, what the user changes is kept, and all of it goes by itself once there is room', async ({ service, outpost }, info) => {
+test('storage full: sync pauses and says so, what the user changes is kept, and all of it goes by itself once there is room', async ({
+  service,
+  outpost,
+}, info) => {
   test.setTimeout(180_000)
   const page = await outpost.open()
   await page.setViewportSize({ width: 800, height: 600 })
@@ -96,7 +99,9 @@ test('storage full: sync pauses and says so, what the user changes is kept, and 
   const renamed = `${target.name} (renamed on a full disk)`
   await name.fill(renamed)
   await name.press('Enter')
-  const kept = page.getByRole('alert').filter({ hasText: 'Outpost’s storage is full, so this change is kept aside on disk: it shows and is sent by itself once there is room' })
+  const kept = page
+    .getByRole('alert')
+    .filter({ hasText: 'Outpost’s storage is full, so this change is kept aside on disk: it shows and is sent by itself once there is room' })
   await expect(kept).toBeVisible()
   const comment = 'Typed while the disk was full, kept aside.'
   const composer = page.getByRole('textbox', { name: 'New comment' })
@@ -126,11 +131,11 @@ test('storage full: sync pauses and says so, what the user changes is kept, and 
   // What was kept goes by itself, each change once, and shows.
   await expect(kept).toBeHidden()
   await expect(bar.getByText(/kept until there is room/)).toHaveCount(0)
+  await expect.poll(async () => ((await service.v3().get(`/epics/${target.id}`)).body as { name: string }).name, { timeout: 30_000 }).toBe(renamed)
   await expect
-    .poll(async () => ((await service.v3().get(`/epics/${target.id}`)).body as { name: string }).name, { timeout: 30_000 })
-    .toBe(renamed)
-  await expect
-    .poll(async () => ((await service.v3().get(`/epics/${target.id}/comments`)).body as { text: string }[]).filter((c) => c.text === comment).length, { timeout: 30_000 })
+    .poll(async () => ((await service.v3().get(`/epics/${target.id}/comments`)).body as { text: string }[]).filter((c) => c.text === comment).length, {
+      timeout: 30_000,
+    })
     .toBe(1)
   await expect(name).toHaveValue(renamed)
   await expect(page.getByRole('article', { name: /^Comment/ }).filter({ hasText: comment })).toHaveCount(1)

@@ -18,7 +18,10 @@ async function openEpic(page: Page, name: string) {
   await expect(page.getByRole('textbox', { name: 'Epic name' })).toHaveValue(name)
 }
 
-test('changes pending when the browser’s storage is lost are restored from the journal, told, and reach the service once', async ({ service, outpost }, info) => {
+test('changes pending when the browser’s storage is lost are restored from the journal, told, and reach the service once', async ({
+  service,
+  outpost,
+}, info) => {
   let page = await outpost.open()
   await signIn(page, service)
   await waitForBootstrap(page)
@@ -88,18 +91,31 @@ test('changes pending when the browser’s storage is lost are restored from the
   await expect.poll(async () => (await activeEpics(service)).find((e) => e.id === one.id)?.name, { timeout: 30_000 }).toBe(renamed)
   await expect.poll(async () => (await activeEpics(service)).filter((e) => e.name === created).length, { timeout: 30_000 }).toBe(1)
   await expect
-    .poll(async () => ((await service.v3().get(`/epics/${two.id}/comments`)).body as { text: string }[]).filter((c) => c.text === comment).length, { timeout: 30_000 })
+    .poll(async () => ((await service.v3().get(`/epics/${two.id}/comments`)).body as { text: string }[]).filter((c) => c.text === comment).length, {
+      timeout: 30_000,
+    })
     .toBe(1)
   await expect(pendingButton(page)).not.toContainText(/\d/, { timeout: 15_000 })
   // Still once after the sync that follows, and nothing left open in the journal.
   await expect(epicRow(page, created)).toHaveCount(1, { timeout: 30_000 })
   expect((await activeEpics(service)).filter((e) => e.name === created)).toHaveLength(1)
-  await expect.poll(() => readdirSync(journalDir).map((f) => readFileSync(`${journalDir}/${f}`, 'utf8')).join('').includes('"confirmed"'), { timeout: 15_000 }).toBe(true)
+  await expect
+    .poll(
+      () =>
+        readdirSync(journalDir)
+          .map((f) => readFileSync(`${journalDir}/${f}`, 'utf8'))
+          .join('')
+          .includes('"confirmed"'),
+      { timeout: 15_000 },
+    )
+    .toBe(true)
   const side = outpost.host.side
-  await expect.poll(async () => await dispatch(side.table, 'outpost:journal.read', { accountId: side.accounts.current()!.id }), { timeout: 15_000 }).toMatchObject({
-    ok: true,
-    value: { entries: [] },
-  })
+  await expect
+    .poll(async () => await dispatch(side.table, 'outpost:journal.read', { accountId: side.accounts.current()!.id }), { timeout: 15_000 })
+    .toMatchObject({
+      ok: true,
+      value: { entries: [] },
+    })
 
   await strip.getByRole('button', { name: 'Dismiss' }).click()
   await expect(strip).toBeHidden()

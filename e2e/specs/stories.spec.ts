@@ -33,13 +33,25 @@ test('the list shows each epic’s progress; an opened epic lists its stories, e
   const { stats } = epic
   // In the list: done out of all, without a request per epic.
   const row = epicRow(page, epic.name).first()
-  await expect(row.getByRole('img', { name: `${stats.num_stories_done} of ${stats.num_stories_total} stories done, ${stats.num_stories_started} in progress` })).toBeVisible()
+  await expect(
+    row.getByRole('img', { name: `${stats.num_stories_done} of ${stats.num_stories_total} stories done, ${stats.num_stories_started} in progress` }),
+  ).toBeVisible()
   await expect(row).toContainText(`${stats.num_stories_done}/${stats.num_stories_total}`)
   await screens(page, info, 'stories-1280-list')
 
   await row.click()
   const section = page.getByRole('region', { name: /^Stories/ })
-  const served = ((await fetchV3(service, `/epics/${epic.id}/stories`)) as { name: string; app_url: string; archived: boolean; estimate: number | null; story_type: string; completed: boolean; started: boolean }[]).filter((s) => !s.archived)
+  const served = (
+    (await fetchV3(service, `/epics/${epic.id}/stories`)) as {
+      name: string
+      app_url: string
+      archived: boolean
+      estimate: number | null
+      story_type: string
+      completed: boolean
+      started: boolean
+    }[]
+  ).filter((s) => !s.archived)
   await expect(section.getByRole('listitem')).toHaveCount(served.length)
   for (const s of served) {
     const item = section.getByRole('listitem').filter({ hasText: s.name })
@@ -89,5 +101,7 @@ test('offline, an opened epic shows its cached stories and when they were fetche
   await epicRow(page, never.name).first().click()
   await expect(section).toContainText('Stories not loaded yet; they load when you are online.')
   // The progress still shows: it came with the epic list.
-  await expect(section.getByRole('img', { name: new RegExp(`^${never.stats.num_stories_done} of ${never.stats.num_stories_total} stories done`) })).toBeVisible()
+  await expect(
+    section.getByRole('img', { name: new RegExp(`^${never.stats.num_stories_done} of ${never.stats.num_stories_total} stories done`) }),
+  ).toBeVisible()
 })

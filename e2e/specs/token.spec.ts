@@ -58,7 +58,14 @@ test('after a full session the token is in the OS keychain and nowhere else', as
       ws.on('framereceived', ({ payload }) => received.push(typeof payload === 'string' ? payload : payload.toString('latin1')))
       ws.on('framesent', ({ payload }) => sent.push(typeof payload === 'string' ? payload : payload.toString('latin1')))
     })
-    page.on('response', (response) => bodies.push(response.body().then((body): [string, Buffer] => [response.url(), body], (): [string, Buffer] => [response.url(), Buffer.alloc(0)])))
+    page.on('response', (response) =>
+      bodies.push(
+        response.body().then(
+          (body): [string, Buffer] => [response.url(), body],
+          (): [string, Buffer] => [response.url(), Buffer.alloc(0)],
+        ),
+      ),
+    )
     page.on('console', (message) => consoleLines.push(`${message.type()}: ${message.text()}`))
     page.on('pageerror', (error) => problems.push(error.stack ?? error.message))
     page.on('dialog', (dialog) => {

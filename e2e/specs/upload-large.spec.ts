@@ -24,10 +24,15 @@ async function dropSized(page: Page, files: { name: string; type: string; size: 
   await transfer.dispose()
 }
 
-test('a file over the limit is refused at once, unread; a 30 MB file is streamed to the host, not through the page, and lands whole', async ({ service, outpost }, info) => {
+test('a file over the limit is refused at once, unread; a 30 MB file is streamed to the host, not through the page, and lands whole', async ({
+  service,
+  outpost,
+}, info) => {
   const page = await outpost.open()
   const framesSent: number[] = []
-  page.on('websocket', (ws) => ws.on('framesent', (frame) => framesSent.push(typeof frame.payload === 'string' ? frame.payload.length : frame.payload.byteLength)))
+  page.on('websocket', (ws) =>
+    ws.on('framesent', (frame) => framesSent.push(typeof frame.payload === 'string' ? frame.payload.length : frame.payload.byteLength)),
+  )
   const staged: string[] = []
   page.on('request', (request) => {
     if (new URL(request.url()).pathname === '/stage') staged.push(decodeURIComponent(request.headers()['x-outpost-file-name'] ?? ''))

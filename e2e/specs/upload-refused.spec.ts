@@ -23,7 +23,10 @@ function recordNotices(): void {
   take()
 }
 
-test('a file over the service’s size limit fails in the upload tray with its message, and can be retried, dismissed and discarded', async ({ service, outpost }, info) => {
+test('a file over the service’s size limit fails in the upload tray with its message, and can be retried, dismissed and discarded', async ({
+  service,
+  outpost,
+}, info) => {
   const page = await outpost.open()
   await signIn(page, service)
   await waitForBootstrap(page)
@@ -41,7 +44,9 @@ test('a file over the service’s size limit fails in the upload tray with its m
     { name: fits, type: 'text/plain', text: 'small enough' },
   ])
   const notifications = page.getByRole('region', { name: 'Notifications' })
-  await expect.poll(() => page.evaluate(() => (window as unknown as { __notices: string[] }).__notices)).toContainEqual(expect.stringContaining('Uploading 3 files'))
+  await expect
+    .poll(() => page.evaluate(() => (window as unknown as { __notices: string[] }).__notices))
+    .toContainEqual(expect.stringContaining('Uploading 3 files'))
 
   // The tray: both refused files failed, each with the service's message in full; the one that fits is uploaded.
   const tray = page.getByRole('region', { name: 'Uploads' })
@@ -64,7 +69,9 @@ test('a file over the service’s size limit fails in the upload tray with its m
 
   // Retry: sent again. With the service away it waits as queued; back, it is refused again with the same words.
   await service.stop()
-  await row(tooBig).getByRole('button', { name: `Retry “${tooBig}”` }).click()
+  await row(tooBig)
+    .getByRole('button', { name: `Retry “${tooBig}”` })
+    .click()
   await expect(row(tooBig).getByText('Queued', { exact: true })).toBeVisible()
   await service.start()
   outpost.networkChanged()
@@ -72,7 +79,9 @@ test('a file over the service’s size limit fails in the upload tray with its m
   await expect(row(tooBig).getByText('Failed', { exact: true })).toBeVisible()
 
   // Dismiss: gone from the tray, still in Pending changes with the service's message.
-  await row(alsoTooBig).getByRole('button', { name: `Dismiss “${alsoTooBig}”` }).click()
+  await row(alsoTooBig)
+    .getByRole('button', { name: `Dismiss “${alsoTooBig}”` })
+    .click()
   await expect(row(alsoTooBig)).toHaveCount(0)
   await expect(tray.getByRole('button', { name: '1 file not uploaded' })).toBeVisible()
   const panel = await openPendingPanel(page)
@@ -84,7 +93,9 @@ test('a file over the service’s size limit fails in the upload tray with its m
   await page.keyboard.press('Escape')
 
   // Discard from the tray: asked first, then the upload goes, from the tray, the Files screen and the outbox.
-  await row(tooBig).getByRole('button', { name: `Discard “${tooBig}”` }).click()
+  await row(tooBig)
+    .getByRole('button', { name: `Discard “${tooBig}”` })
+    .click()
   await expect(row(tooBig).getByText('Discard this upload?')).toBeVisible()
   await row(tooBig).getByRole('button', { name: 'Discard', exact: true }).click()
   await expect(row(tooBig).getByText('Failed', { exact: true })).toHaveCount(0)

@@ -138,7 +138,9 @@ for (const mode of [
         names.push(up.body[0].name)
       }
       const linkName = `<img src=x onerror="window.__xss='link-name'">`
-      const link = await service.v3().post('/linked-files', { name: linkName, type: 'url', url: "javascript:window.__xss='linked-file-url'", description: TEXT_PAYLOADS[1] })
+      const link = await service
+        .v3()
+        .post('/linked-files', { name: linkName, type: 'url', url: "javascript:window.__xss='linked-file-url'", description: TEXT_PAYLOADS[1] })
       expect(link.status).toBe(201)
 
       const popups: Page[] = []

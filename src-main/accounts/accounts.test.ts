@@ -166,9 +166,19 @@ describe('what goes wrong gets its own message', () => {
     ['a bad URL', () => accounts.addAccount('not a url', demo.tokens.admin), 'bad-url', /not a web address/],
     ['a non-HTTPS remote URL', () => accounts.addAccount('http://example.com', demo.tokens.admin), 'insecure-url', /only over HTTPS/],
     ['an empty token', () => accounts.addAccount(demo.baseUrl, '   '), 'missing-token', /Paste your API token/],
-    ['a wrong v4 token (401)', () => accounts.addAccount(demo.baseUrl, `svc_rw_${randomBytes(24).toString('base64url')}`), 'bad-token', /did not accept this v4 token/],
+    [
+      'a wrong v4 token (401)',
+      () => accounts.addAccount(demo.baseUrl, `svc_rw_${randomBytes(24).toString('base64url')}`),
+      'bad-token',
+      /did not accept this v4 token/,
+    ],
     ['a wrong v3 token (401)', () => accounts.addAccount(demo.baseUrl, '6f1c1c6e-0000-4000-8000-000000000000'), 'bad-token', /did not accept this v3 token/],
-    ['a token with the svc_ prefix that is not a v4 token (401)', () => accounts.addAccount(demo.baseUrl, `svc_${demo.tokens.v3}`), 'bad-token', /did not accept/],
+    [
+      'a token with the svc_ prefix that is not a v4 token (401)',
+      () => accounts.addAccount(demo.baseUrl, `svc_${demo.tokens.v3}`),
+      'bad-token',
+      /did not accept/,
+    ],
     ['an address that is not the service', () => accounts.addAccount(`${demo.baseUrl}/not-the-api`, demo.tokens.admin), 'unexpected-answer', /answered 404/],
   ]
   for (const [what, attempt, kind, message] of cases) {

@@ -24,7 +24,8 @@ export function parseBaseUrl(input: string): string {
   } catch {
     throw new AccountError(
       'bad-url',
-      text ? `"${text}" is not a web address. Enter the full address of the service, starting with https:// (for example ${EXAMPLE}).`
+      text
+        ? `"${text}" is not a web address. Enter the full address of the service, starting with https:// (for example ${EXAMPLE}).`
         : `Enter the address of the service, starting with https:// (for example ${EXAMPLE}).`,
     )
   }

@@ -130,6 +130,6 @@ function unreachableMessage(host: string, error: unknown): string {
   const reason =
     err?.name === 'TimeoutError' || err?.name === 'AbortError'
       ? 'it did not answer in time'
-      : (code && NETWORK_REASONS[code]) ?? (code ? `network error ${code}` : 'network error')
+      : ((code && NETWORK_REASONS[code]) ?? (code ? `network error ${code}` : 'network error'))
   return `Could not reach ${host}: ${reason}. Check the address and your network connection.`
 }

@@ -126,7 +126,7 @@ describe('Connectivity', () => {
     connectivity.stop()
   })
 
-  it('probes at once when asked (focus, resume, the user\'s Sync now), not waiting for the interval', async () => {
+  it("probes at once when asked (focus, resume, the user's Sync now), not waiting for the interval", async () => {
     const { clock, probe, changes, connectivity } = monitor()
     connectivity.reportRequest(false)
     await clock.advance(PROBE_EVERY_MS + 100)

@@ -46,20 +46,27 @@ describe('a problem report', () => {
     // The search finds nothing in the file, and would have found the token in what went into it.
     const forms = secretForms(token)
     expect(formsIn(bytes, forms)).toEqual([])
-    const raw = JSON.stringify(problemReport({
-      app: (await ask('outpost:app.info')).value,
-      connectivity: side.connectivity.state,
-      accounts: side.accounts.list(),
-      currentAccountId: null,
-      secretStore: { kind: 'keychain' },
-      updates: side.updates.state,
-      // The careless lines as they were written, before the log cut the token out of them.
-      log: secretForms(token).map((form) => ({ at: 0, level: 'warning' as const, from: 'main' as const, message: `a careless line: ${form.bytes.toString('latin1')}` })),
-      window: WINDOW,
-      versions: process.versions,
-      crashDumps: [],
-      now: Date.now(),
-    }))
+    const raw = JSON.stringify(
+      problemReport({
+        app: (await ask('outpost:app.info')).value,
+        connectivity: side.connectivity.state,
+        accounts: side.accounts.list(),
+        currentAccountId: null,
+        secretStore: { kind: 'keychain' },
+        updates: side.updates.state,
+        // The careless lines as they were written, before the log cut the token out of them.
+        log: secretForms(token).map((form) => ({
+          at: 0,
+          level: 'warning' as const,
+          from: 'main' as const,
+          message: `a careless line: ${form.bytes.toString('latin1')}`,
+        })),
+        window: WINDOW,
+        versions: process.versions,
+        crashDumps: [],
+        now: Date.now(),
+      }),
+    )
     expect(formsIn(raw, forms).length).toBeGreaterThan(3)
 
     const report = JSON.parse(bytes.toString('utf8'))
@@ -84,7 +91,12 @@ describe('a problem report', () => {
     )
     expect(answer.value.crashDumps).toEqual({ found: 1, included: 0 })
     expect(readdirSync(dirname(path))).toEqual([basename(path)])
-    expect(report.recentLog).toContainEqual({ at: expect.any(String), level: 'error', from: 'window', message: 'TypeError: x is undefined (token [token removed])' })
+    expect(report.recentLog).toContainEqual({
+      at: expect.any(String),
+      level: 'error',
+      from: 'window',
+      message: 'TypeError: x is undefined (token [token removed])',
+    })
     expect(report.recentLog.filter((e: { message: string }) => e.message.startsWith('a careless line'))).toHaveLength(forms.length)
     // Only the fields named: an account's member and workspace names are not needed to find a problem.
     for (const key of Object.keys(report.accounts[0])) expect(['addedAt', 'baseUrl', 'current', 'id', 'scopes', 'tokenKind', 'workspaceSlug']).toContain(key)
@@ -140,7 +152,11 @@ describe('a problem report', () => {
     const refusals: Array<[string, unknown, string]> = [
       ['outpost:problem-report.create', undefined, 'The request must be an object'],
       ['outpost:problem-report.create', { dataProblems: 'many' }, 'dataProblems must list at most 200 problems'],
-      ['outpost:problem-report.create', { dataProblems: Array.from({ length: 201 }, () => WINDOW.dataProblems[0]) }, 'dataProblems must list at most 200 problems'],
+      [
+        'outpost:problem-report.create',
+        { dataProblems: Array.from({ length: 201 }, () => WINDOW.dataProblems[0]) },
+        'dataProblems must list at most 200 problems',
+      ],
       ['outpost:problem-report.create', { dataProblems: [{ table: 'epics', key: '1', reason: 'x' }] }, 'dataProblems[0].at must be a time in ms'],
       ['outpost:problem-report.create', { dataProblems: [], outbox: { pending: -1, failed: 0, conflicts: 0 } }, 'outbox.pending must be a count'],
       ['outpost:problem-report.create', { dataProblems: [], userAgent: 'x'.repeat(513) }, 'userAgent must be a string of 1 to 512 characters'],
@@ -149,7 +165,10 @@ describe('a problem report', () => {
       ['outpost:log.report', { level: 'error', message: '' }, 'message must be a string of 1 to 8000 characters'],
     ]
     for (const [channel, request, message] of refusals) {
-      expect(await ask(channel, request), `${channel} ${JSON.stringify(request)?.slice(0, 80)}`).toEqual({ ok: false, error: { source: 'ipc', kind: 'invalid-request', message } })
+      expect(await ask(channel, request), `${channel} ${JSON.stringify(request)?.slice(0, 80)}`).toEqual({
+        ok: false,
+        error: { source: 'ipc', kind: 'invalid-request', message },
+      })
     }
   })
 })
@@ -159,7 +178,10 @@ describe('the updates channels', () => {
     const { ask } = await open()
     expect(await ask('outpost:updates.get')).toEqual({ ok: true, value: { status: 'off', off: 'browser', current: '1.4.2' } })
     expect(await ask('outpost:updates.check')).toEqual({ ok: true, value: { status: 'off', off: 'browser', current: '1.4.2' } })
-    expect(await ask('outpost:updates.restart')).toEqual({ ok: false, error: { source: 'ipc', kind: 'unsupported', message: 'The browser host does not update itself.' } })
+    expect(await ask('outpost:updates.restart')).toEqual({
+      ok: false,
+      error: { source: 'ipc', kind: 'unsupported', message: 'The browser host does not update itself.' },
+    })
   })
 
   it('check with the updater handed in, and tell the window each change', async () => {
@@ -192,7 +214,8 @@ describe('the recent log', () => {
     const log = new RecentLog()
     log.keepOut(token)
     // The token straddles the cut: its first half before the 4,000th character, its second after.
-    for (const line of [`${'x'.repeat(LOG_MESSAGE_MAX - 20)}${token} and more`, `${'y'.repeat(LOG_MESSAGE_MAX - 5)}${encodeURIComponent(token)}`]) log.warn(line)
+    for (const line of [`${'x'.repeat(LOG_MESSAGE_MAX - 20)}${token} and more`, `${'y'.repeat(LOG_MESSAGE_MAX - 5)}${encodeURIComponent(token)}`])
+      log.warn(line)
     for (const { message } of log.list()) {
       expect(message).not.toContain(token.slice(0, 8))
       expect(message.length).toBeLessThanOrEqual(LOG_MESSAGE_MAX + 40)
@@ -221,7 +244,10 @@ describe('the recent log', () => {
     undo()
     target.warn('after')
     expect(written).toHaveLength(3)
-    expect(log.list().map((e) => [e.level, e.message.split('\n')[0]])).toEqual([['warning', 'refused {"channel":"outpost:x"}'], ['error', 'Error: boom']])
+    expect(log.list().map((e) => [e.level, e.message.split('\n')[0]])).toEqual([
+      ['warning', 'refused {"channel":"outpost:x"}'],
+      ['error', 'Error: boom'],
+    ])
   })
 })
 

@@ -98,7 +98,12 @@ export function reportPlace(dataDir: string, now: number): { file: string; dumps
  * Writes the report at `place`, every form of every secret cut out, and copies the crash dumps it took
  * (`taken`, from the crash folder) beside it: only the person can read them (0600), as the report.
  */
-export async function writeProblemReport(place: { file: string; dumps: string }, report: Record<string, unknown>, secrets: string[], taken: { crashes: string; dumps: CrashDump[] } = { crashes: '', dumps: [] }): Promise<void> {
+export async function writeProblemReport(
+  place: { file: string; dumps: string },
+  report: Record<string, unknown>,
+  secrets: string[],
+  taken: { crashes: string; dumps: CrashDump[] } = { crashes: '', dumps: [] },
+): Promise<void> {
   await mkdir(join(place.file, '..'), { recursive: true })
   if (taken.dumps.length > 0) {
     await mkdir(place.dumps, { recursive: true, mode: 0o700 })
@@ -141,5 +146,8 @@ export async function crashDumps(folder: string, max = 20): Promise<CrashDump[]>
       }
     }),
   )
-  return dumps.filter((d): d is CrashDump => d !== undefined).sort((a, b) => b.at.localeCompare(a.at)).slice(0, max)
+  return dumps
+    .filter((d): d is CrashDump => d !== undefined)
+    .sort((a, b) => b.at.localeCompare(a.at))
+    .slice(0, max)
 }

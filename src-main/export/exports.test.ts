@@ -186,7 +186,10 @@ describe('Exports', () => {
     // Something is in the way of the first file's name (what a second Outpost writing there could leave).
     mkdirSync(join(folder, 'files'))
     writeFileSync(join(folder, 'files', '21-a_b'), 'not ours')
-    expect(await exports.copyFile(exportId, 21, 'a/b')).toEqual({ included: false, reason: 'files/21-a_b is there already: an export never writes over a file.' })
+    expect(await exports.copyFile(exportId, 21, 'a/b')).toEqual({
+      included: false,
+      reason: 'files/21-a_b is there already: an export never writes over a file.',
+    })
     expect(await exports.copyFile(exportId, 22, 'c/d')).toEqual({ included: true, path: 'files/22-c_d', bytes: 6 })
     expect(readFileSync(join(folder, 'files', '21-a_b'), 'utf8')).toBe('not ours')
     const { manifest } = await exports.finish(exportId, {})

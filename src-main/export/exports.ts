@@ -90,16 +90,16 @@ export function exportFileName(fileId: number, name: string): string {
 function whyWriteFailed(error: unknown): string {
   const code = (error as { code?: string }).code
   return code === 'EACCES' || code === 'EPERM'
-      ? 'no permission to write there'
-      : code === 'ENOSPC'
-        ? 'the disk is full'
-        : code === 'EROFS'
-          ? 'the disk is read-only'
-          : code === 'ENOENT' || code === 'ENOTDIR'
-            ? 'the folder is gone'
-            : error instanceof Error
-              ? error.message
-              : String(error)
+    ? 'no permission to write there'
+    : code === 'ENOSPC'
+      ? 'the disk is full'
+      : code === 'EROFS'
+        ? 'the disk is read-only'
+        : code === 'ENOENT' || code === 'ENOTDIR'
+          ? 'the folder is gone'
+          : error instanceof Error
+            ? error.message
+            : String(error)
 }
 
 /** `doing`: what failed, as in “Outpost could not write epics.json”. */
@@ -156,7 +156,8 @@ export class Exports {
   private async target(e: OpenExport, parts: string[]): Promise<string> {
     const path = join(e.folder, ...parts)
     const folder = await lstat(e.folder).catch(() => undefined)
-    if (!folder?.isDirectory()) throw new ExportWriteFailed(`Outpost could not write ${parts.join('/')}: the export's folder ${e.folder} is gone (moved or removed).`)
+    if (!folder?.isDirectory())
+      throw new ExportWriteFailed(`Outpost could not write ${parts.join('/')}: the export's folder ${e.folder} is gone (moved or removed).`)
     try {
       if (parts.length > 1) await mkdir(join(e.folder, ...parts.slice(0, -1)), { recursive: true })
     } catch (error) {

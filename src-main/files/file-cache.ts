@@ -52,7 +52,8 @@ export async function downloadToCache(
   where: { cacheDir: string; accountId: string; fileId: number; known?: { url: string; name: string }; mark?: MarkFile; referrerUrl?: string; lane?: Lane },
   onProgress?: (progress: DownloadProgress) => void,
 ): Promise<{ path: string; bytes: number }> {
-  const file = (where.known ?? (await gateway.call('files.get', { params: { id: where.fileId }, lane: where.lane }))) as { url?: unknown; name?: unknown } | undefined
+  const file = (where.known ?? (await gateway.call('files.get', { params: { id: where.fileId }, lane: where.lane }))) as
+    { url?: unknown; name?: unknown } | undefined
   if (!file || typeof file.url !== 'string') throw new NoContentError(`File ${where.fileId} has no content to download.`)
   const name = safeFileName(typeof file.name === 'string' ? file.name : `file-${where.fileId}`)
   const folder = fileFolder(where.cacheDir, where.accountId, where.fileId)

@@ -46,11 +46,18 @@ describe('the mark of each platform', () => {
 
   it('is the quarantine attribute on macOS: a download not yet approved, its time in hex, Outpost and a UUID', () => {
     // 0x6b084e40 seconds since 1970 is 2026-11-26T15:20:32Z.
-    expect(internetMark('darwin', SOURCE, MADE)).toEqual({ kind: 'quarantine', attribute: 'com.apple.quarantine', value: '0081;6b084e40;Outpost;1B4E28BA-2FA1-11D2-883F-0016D3CCA427' })
+    expect(internetMark('darwin', SOURCE, MADE)).toEqual({
+      kind: 'quarantine',
+      attribute: 'com.apple.quarantine',
+      value: '0081;6b084e40;Outpost;1B4E28BA-2FA1-11D2-883F-0016D3CCA427',
+    })
   })
 
   it.each(['linux', 'freebsd', 'openbsd', 'sunos', 'aix'] as const)('is nothing on %s, which has none the OS acts on', (platform) => {
-    expect(internetMark(platform, SOURCE, MADE)).toEqual({ kind: 'none', why: `${platform} has no "came from the internet" mark that the OS or its apps act on.` })
+    expect(internetMark(platform, SOURCE, MADE)).toEqual({
+      kind: 'none',
+      why: `${platform} has no "came from the internet" mark that the OS or its apps act on.`,
+    })
   })
 })
 
@@ -68,7 +75,10 @@ describe('writing the mark', () => {
   })
 
   it('passes a writer’s failure on (the main side logs it and keeps the file)', async () => {
-    const writers: MarkWriters = { writeStream: async () => Promise.reject(new Error('EINVAL: a FAT disk has no streams')), setAttribute: async () => undefined }
+    const writers: MarkWriters = {
+      writeStream: async () => Promise.reject(new Error('EINVAL: a FAT disk has no streams')),
+      setAttribute: async () => undefined,
+    }
     await expect(markFromInternet('/cache/plan.pdf', SOURCE, { platform: 'win32', writers })).rejects.toThrow(/no streams/)
   })
 

@@ -16,18 +16,38 @@ const DOCUMENTS = [
   // Protected Mode; every browser opens PDFs too.
   '.pdf',
   // Office Open XML without macros: a macro in one of these is refused by Office when the file is opened.
-  '.docx', '.xlsx', '.pptx', '.ppsx',
+  '.docx',
+  '.xlsx',
+  '.pptx',
+  '.ppsx',
   // The older binary formats can carry VBA macros; let through because Office opens a file with the internet
   // mark in Protected View and blocks its macros, and LibreOffice runs no unsigned macro at its default
   // security level. Their macro-enabled siblings are not (below).
-  '.doc', '.xls', '.ppt',
+  '.doc',
+  '.xls',
+  '.ppt',
   // OpenDocument, Rich Text: LibreOffice Basic macros are refused the same way by default.
-  '.odt', '.ods', '.odp', '.odg', '.rtf',
+  '.odt',
+  '.ods',
+  '.odp',
+  '.odg',
+  '.rtf',
   // Apple's iWork documents have no macro language.
-  '.pages', '.numbers', '.key',
+  '.pages',
+  '.numbers',
+  '.key',
   // Plain text the OS opens in an editor or viewer. CSV opens in a spreadsheet, whose formulas and DDE links
   // Excel asks about before it runs anything.
-  '.txt', '.text', '.md', '.markdown', '.csv', '.tsv', '.log', '.json', '.yaml', '.yml',
+  '.txt',
+  '.text',
+  '.md',
+  '.markdown',
+  '.csv',
+  '.tsv',
+  '.log',
+  '.json',
+  '.yaml',
+  '.yml',
 ]
 
 // Left out on purpose, so shown in their folder:

@@ -22,7 +22,9 @@ export class AnswerTooLargeError extends Error {
     readonly limit: number,
     readonly encoding: string | undefined,
   ) {
-    super(`The service's answer was larger than Outpost reads (over ${Math.round(limit / 2 ** 20)} MB${encoding ? ` once decoded from ${encoding}` : ''}); it was not read.`)
+    super(
+      `The service's answer was larger than Outpost reads (over ${Math.round(limit / 2 ** 20)} MB${encoding ? ` once decoded from ${encoding}` : ''}); it was not read.`,
+    )
   }
 }
 

@@ -21,7 +21,12 @@ describe('against the local service', () => {
     service.app.server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
       const before = req.socket.bytesWritten
       res.once('finish', () =>
-        seen.push({ url: req.url ?? '', asked: req.headers['accept-encoding'], encoding: res.getHeader('content-encoding') as string | undefined, wire: req.socket.bytesWritten - before }),
+        seen.push({
+          url: req.url ?? '',
+          asked: req.headers['accept-encoding'],
+          encoding: res.getHeader('content-encoding') as string | undefined,
+          wire: req.socket.bytesWritten - before,
+        }),
       )
     })
     gateway = new Gateway({ baseUrl: service.baseUrl, workspaceSlug: service.workspace, token: service.tokens.admin, tokenKind: 'v4' })

@@ -68,7 +68,14 @@ describe('the HTTPS rule', () => {
   })
 
   it('accepts HTTPS anywhere and plain HTTP on loopback', async () => {
-    for (const url of ['https://api.example.com', 'https://example.com/work/', 'http://127.0.0.1:9', 'http://127.1.2.3', 'http://localhost:3000', 'http://[::1]:3000']) {
+    for (const url of [
+      'https://api.example.com',
+      'https://example.com/work/',
+      'http://127.0.0.1:9',
+      'http://127.1.2.3',
+      'http://localhost:3000',
+      'http://[::1]:3000',
+    ]) {
       const g = new Gateway({ baseUrl: url, workspaceSlug: 'demo', token: 'svc_rw_x', tokenKind: 'v4' })
       await g.close()
     }

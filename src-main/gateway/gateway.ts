@@ -309,7 +309,8 @@ export class Gateway {
             return await x.accept(res)
           } catch (error) {
             if (error instanceof CacheWriteError) throw error
-            if (error instanceof AnswerTooLargeError) throw withAttempts(new GatewayError({ kind: 'too-large', message: `${x.what}: ${error.message}` }, { cause: error }), attempts)
+            if (error instanceof AnswerTooLargeError)
+              throw withAttempts(new GatewayError({ kind: 'too-large', message: `${x.what}: ${error.message}` }, { cause: error }), attempts)
             if (x.signal?.aborted) throw this.aborted(x, x.signal.reason)
             // The service answered and the answer was lost on the way: for a write, it was applied.
             res.body.destroy()
@@ -397,7 +398,10 @@ export class Gateway {
   /** An abort while in flight: a write that may have left has an unknown outcome. */
   private aborted(x: Exchange<unknown>, reason: unknown): unknown {
     if (x.idempotent) return reason
-    return new GatewayError({ kind: 'outcome-unknown', message: `${x.what} was cancelled after it was sent; the change may or may not have been made.` }, { cause: reason })
+    return new GatewayError(
+      { kind: 'outcome-unknown', message: `${x.what} was cancelled after it was sent; the change may or may not have been made.` },
+      { cause: reason },
+    )
   }
 }
 

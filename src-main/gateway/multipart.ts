@@ -36,8 +36,7 @@ export async function multipartBody(fields: Record<string, string>, files: FileP
   )
   const fileHeads = files.map((f) =>
     Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name=${quoteName(f.field)}; filename=${quoteName(f.name)}\r\n` +
-        `Content-Type: ${f.type}\r\n\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name=${quoteName(f.field)}; filename=${quoteName(f.name)}\r\n` + `Content-Type: ${f.type}\r\n\r\n`,
     ),
   )
   const crlf = Buffer.from('\r\n')

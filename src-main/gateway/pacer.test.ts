@@ -55,7 +55,7 @@ describe('Pacer', () => {
     expect(grantedAt.map((t) => t - slow.at)).toEqual([1000, 1800])
   })
 
-  it('holds every request while all the window\'s slots are in flight, until one is answered', async () => {
+  it("holds every request while all the window's slots are in flight, until one is answered", async () => {
     const time = virtualTime()
     const pacer = new Pacer({ max: 1, windowMs: 1000, marginMs: 0, concurrency: 10, ...time })
     const first = await pacer.admit('sync')

@@ -70,7 +70,12 @@ describe('gateway pacing', () => {
     expect(results.filter((r) => r.status === 'rejected')).toEqual([])
     expect(answers.filter((a) => a.status === 429)).toEqual([])
     expect(answers).toHaveLength(3 * LIMIT.max)
-    expect(busiestWindow(arrivals.map((a) => a.at), LIMIT.windowMs)).toBeLessThanOrEqual(LIMIT.max)
+    expect(
+      busiestWindow(
+        arrivals.map((a) => a.at),
+        LIMIT.windowMs,
+      ),
+    ).toBeLessThanOrEqual(LIMIT.max)
   })
 
   it('lets a burst of exactly the limit through at once with zero 429s', async () => {
@@ -80,7 +85,12 @@ describe('gateway pacing', () => {
     expect(results).toHaveLength(LIMIT.max)
     expect(answers.map((a) => a.status)).toEqual(Array(LIMIT.max).fill(200))
     // All of them inside one window: nothing was held back.
-    expect(busiestWindow(arrivals.map((a) => a.at), LIMIT.windowMs)).toBe(LIMIT.max)
+    expect(
+      busiestWindow(
+        arrivals.map((a) => a.at),
+        LIMIT.windowMs,
+      ),
+    ).toBe(LIMIT.max)
   })
 
   it('keeps the last connections for the user: a request of theirs goes at once while the sync fills its own', async () => {
@@ -96,7 +106,7 @@ describe('gateway pacing', () => {
     expect(arrivals.find((a) => a.url === '/api/v3/files')!.at - userSent).toBeLessThan(100)
   })
 
-  it('keeps the last of the window for the user: a sync burst takes the limit less 5%, the user\'s request the rest', async () => {
+  it("keeps the last of the window for the user: a sync burst takes the limit less 5%, the user's request the rest", async () => {
     const { service, answers, arrivals } = await watchedService({ seed: 'demo', rateLimit: LIMIT })
     const gateway = gatewayFor(service, { rateLimit: LIMIT, concurrency: 2 * LIMIT.max })
     const started = performance.now()
@@ -118,7 +128,14 @@ describe('gateway pacing', () => {
     const { service, arrivals } = await watchedService({ seed: 'demo', faults: { latencyMs: 150 } })
     const gateway = gatewayFor(service, { concurrency: 1 })
     const [a, b, c, d] = (await gateway.call<{ id: number }[]>('files.list')).map((f) => f.id)
-    const names = new Map([[a, 's1'], [b, 'r1'], [c, 's2'], [d, 'r2']].map(([id, name]) => [`/api/v3/files/${id}`, name as string]))
+    const names = new Map(
+      [
+        [a, 's1'],
+        [b, 'r1'],
+        [c, 's2'],
+        [d, 'r2'],
+      ].map(([id, name]) => [`/api/v3/files/${id}`, name as string]),
+    )
     arrivals.length = 0
     // The first request holds the only slot while the others queue up behind it; each file names its request.
     const first = gateway.call('member', { lane: 'sync' })

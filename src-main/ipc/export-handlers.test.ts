@@ -98,7 +98,10 @@ describe('export refusals', () => {
     expect(unknown).toMatchObject({ ok: false, error: { kind: 'invalid-request', message: expect.stringMatching(/not under way/) } })
     const { exportId } = await begin()
     expect(await ask('outpost:export.write', { exportId, path: 'a.md', text: 'x' })).toMatchObject({ ok: true })
-    expect(await ask('outpost:export.write', { exportId, path: 'a.md', text: 'y' })).toMatchObject({ ok: false, error: { kind: 'invalid-request', message: expect.stringMatching(/written already/) } })
+    expect(await ask('outpost:export.write', { exportId, path: 'a.md', text: 'y' })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid-request', message: expect.stringMatching(/written already/) },
+    })
   })
 
   it('says the folder cannot be written, as cannot-write', async () => {
@@ -124,14 +127,24 @@ describe('a whole export', () => {
     kit.service.setFaults({ failRate: 1 })
     try {
       expect(await ask('outpost:export.write', { exportId, path: 'epics.json', text: '[\n' })).toEqual({ ok: true, value: { path: 'epics.json', bytes: 2 } })
-      expect(await ask('outpost:export.write', { exportId, path: 'epics.json', text: ']\n', append: true })).toEqual({ ok: true, value: { path: 'epics.json', bytes: 4 } })
-      expect(await ask('outpost:export.copy-file', { exportId, fileId: 41, name: 'brief.txt' })).toEqual({ ok: true, value: { included: true, path: 'files/41-brief.txt', bytes: 9 } })
+      expect(await ask('outpost:export.write', { exportId, path: 'epics.json', text: ']\n', append: true })).toEqual({
+        ok: true,
+        value: { path: 'epics.json', bytes: 4 },
+      })
+      expect(await ask('outpost:export.copy-file', { exportId, fileId: 41, name: 'brief.txt' })).toEqual({
+        ok: true,
+        value: { included: true, path: 'files/41-brief.txt', bytes: 9 },
+      })
       expect(await ask('outpost:export.copy-file', { exportId, fileId: 42, name: 'other.txt' })).toMatchObject({ ok: true, value: { included: false } })
       const done = await ask('outpost:export.finish', { exportId, counts: { epics: 0, files: 2 }, notes: ['n'] })
       expect(done.ok).toBe(true)
       expect(done.value.folder).toBe(folder)
       expect(JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8'))).toEqual(done.value.manifest)
-      expect(done.value.manifest).toMatchObject({ counts: { epics: 0, files: 2 }, files: { included: [{ id: 41 }], notIncluded: [{ id: 42, name: 'other.txt' }] }, notes: ['n'] })
+      expect(done.value.manifest).toMatchObject({
+        counts: { epics: 0, files: 2 },
+        files: { included: [{ id: 41 }], notIncluded: [{ id: 42, name: 'other.txt' }] },
+        notes: ['n'],
+      })
     } finally {
       kit.service.setFaults({ failRate: 0 })
     }

@@ -142,15 +142,46 @@ describe('files.open', () => {
     // Programs and scripts of every OS, the Windows types a list of refusals missed, documents whose macros run,
     // pages whose script runs, archives and disk images, and names with no extension or a hidden one.
     const refused = [
-      'setup.exe', 'Install.command', 'run.SH', 'launcher.desktop', 'help.chm', 'tool.pyz', 'addin.xll', 'dark.theme', 'fix.diagcab',
-      'update.msu', 'disk.iso', 'disk.vhdx', 'remote.rdp', 'box.wsb', 'app.appinstaller', 'explorer.scf', 'site.website',
-      'report.docm', 'sheet.xlsm', 'deck.pptm', 'big.xlsb', 'page.html', 'logo.svg', 'feed.xml', 'all.zip', 'invoice.pdf.exe', 'README', 'evil.exe.',
+      'setup.exe',
+      'Install.command',
+      'run.SH',
+      'launcher.desktop',
+      'help.chm',
+      'tool.pyz',
+      'addin.xll',
+      'dark.theme',
+      'fix.diagcab',
+      'update.msu',
+      'disk.iso',
+      'disk.vhdx',
+      'remote.rdp',
+      'box.wsb',
+      'app.appinstaller',
+      'explorer.scf',
+      'site.website',
+      'report.docm',
+      'sheet.xlsm',
+      'deck.pptm',
+      'big.xlsb',
+      'page.html',
+      'logo.svg',
+      'feed.xml',
+      'all.zip',
+      'invoice.pdf.exe',
+      'README',
+      'evil.exe.',
     ]
     for (const name of refused) {
       const id = await upload(name, 'MZ')
       const answer = await ask('outpost:files.open', { fileId: id })
       const cached = basename(shown.at(-1) ?? '')
-      expect(answer, name).toEqual({ ok: true, value: { opened: 'in-folder', message: `Outpost opens documents and media directly; ${cached} could run as a program, so it is shown in its folder instead.` } })
+      expect(answer, name).toEqual({
+        ok: true,
+        value: {
+          opened: 'in-folder',
+          message: `Outpost opens documents and media directly; ${cached} could run as a program, so it is shown in its folder instead.`,
+        },
+      })
       // Its bytes can still be read (a preview of a script's text).
       expect((await ask('outpost:files.read', { fileId: id })).value.size).toBe(2)
     }
@@ -165,7 +196,11 @@ describe('files.open', () => {
     const id = await upload('setup.exe', 'MZ')
     expect(await ask('outpost:files.open', { fileId: id })).toEqual({
       ok: false,
-      error: { source: 'ipc', kind: 'cannot-open', message: 'Outpost opens documents and media directly; setup.exe could run as a program, so Outpost does not open it.' },
+      error: {
+        source: 'ipc',
+        kind: 'cannot-open',
+        message: 'Outpost opens documents and media directly; setup.exe could run as a program, so Outpost does not open it.',
+      },
     })
     expect(opened).toEqual([])
   })
@@ -175,7 +210,9 @@ describe('files.open', () => {
     const id = await upload('plan.pdf', 'the plan')
     expect((await ask('outpost:files.open', { fileId: id })).ok).toBe(true)
     const file = (await v3(kit.service).get(`/files/${id}`)).body as { url: string }
-    expect(marked).toEqual([{ path: expect.stringMatching(/[/\\]\.plan\.pdf\.[0-9a-f]{12}\.part$/), source: { hostUrl: file.url, referrerUrl: kit.service.baseUrl }, inPlace: [] }])
+    expect(marked).toEqual([
+      { path: expect.stringMatching(/[/\\]\.plan\.pdf\.[0-9a-f]{12}\.part$/), source: { hostUrl: file.url, referrerUrl: kit.service.baseUrl }, inPlace: [] },
+    ])
     expect(dirname(marked[0].path)).toBe(fileFolder(side.folders.cache, side.accounts.current()!.id, id))
     const second = await upload('notes.md', 'notes')
     expect((await ask('outpost:files.download', { downloadId: 'd', fileId: second })).ok).toBe(true)
@@ -215,7 +252,10 @@ describe('files.stage and files.discard', () => {
     // Renamed before it went: the name the data layer gives wins.
     const renamed = await ask('outpost:files.upload', { uploadId: 'v', paths: [staged.value.path], names: ['Team photo.png'] })
     expect(renamed).toMatchObject({ ok: true, value: [{ name: 'Team photo.png' }] })
-    expect(await ask('outpost:files.upload', { uploadId: 'w', paths: [staged.value.path], names: [] })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    expect(await ask('outpost:files.upload', { uploadId: 'w', paths: [staged.value.path], names: [] })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid-request' },
+    })
 
     // A staged copy is staged already (the browser host's case): same path back, no second copy.
     expect(await ask('outpost:files.stage', { path: staged.value.path })).toEqual({ ok: true, value: staged.value })
@@ -301,7 +341,10 @@ describe('files.stage and files.discard', () => {
     expect(readFileSync(join(outside, 'keep.txt'), 'utf8')).toBe('keep')
     // A folder inside staging is not a file to discard either.
     mkdirSync(join(side.folders.staging, 'a-folder'))
-    expect(await ask('outpost:files.discard', { path: join(side.folders.staging, 'a-folder') })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    expect(await ask('outpost:files.discard', { path: join(side.folders.staging, 'a-folder') })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid-request' },
+    })
   })
 })
 
@@ -330,7 +373,11 @@ function fileWeMayNotRead(dir: string): string | undefined {
 
 /** Every file under the staging folder, temporary copies included. */
 function stagedFiles(staging: string): string[] {
-  return existsSync(staging) ? readdirSync(staging, { recursive: true, withFileTypes: true }).filter((e) => !e.isDirectory()).map((e) => e.name) : []
+  return existsSync(staging)
+    ? readdirSync(staging, { recursive: true, withFileTypes: true })
+        .filter((e) => !e.isDirectory())
+        .map((e) => e.name)
+    : []
 }
 
 describe('files.stage: a dropped file Outpost cannot read', () => {
@@ -387,7 +434,11 @@ describe('files.stage: a dropped file Outpost cannot read', () => {
     const name = basename(denied)
     expect(await ask('outpost:files.stage', { path: denied })).toEqual({
       ok: false,
-      error: { source: 'ipc', kind: 'unreadable', message: `Outpost is not allowed to read ${name} (permission denied): check its permissions, then drop it again.` },
+      error: {
+        source: 'ipc',
+        kind: 'unreadable',
+        message: `Outpost is not allowed to read ${name} (permission denied): check its permissions, then drop it again.`,
+      },
     })
     expect(stagedFiles(side.folders.staging)).toEqual([])
   })
@@ -397,7 +448,10 @@ describe('files.stage: a dropped file Outpost cannot read', () => {
     const folder = accountStagingFolder(side.folders.staging, side.accounts.current()!.id)
     mkdirSync(folder, { recursive: true })
     const gone = join(folder, '1b4e28ba-2fa1-11d2-883f-0016d3cca427-notes.txt')
-    expect(await ask('outpost:files.stage', { path: gone })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'invalid-request', message: expect.stringContaining('no longer kept for upload') } })
+    expect(await ask('outpost:files.stage', { path: gone })).toMatchObject({
+      ok: false,
+      error: { source: 'ipc', kind: 'invalid-request', message: expect.stringContaining('no longer kept for upload') },
+    })
   })
 })
 
@@ -438,7 +492,10 @@ describe('files.sweep-staged', () => {
     }
 
     // The outbox names the queued copy (and, wrongly, a temporary one: never a real upload's).
-    expect(await ask('outpost:files.sweep-staged', { keep: [queued, partial, join(dataDir, 'elsewhere.txt')] })).toEqual({ ok: true, value: { removed: 3, kept: 2 } })
+    expect(await ask('outpost:files.sweep-staged', { keep: [queued, partial, join(dataDir, 'elsewhere.txt')] })).toEqual({
+      ok: true,
+      value: { removed: 3, kept: 2 },
+    })
     for (const path of [queued, justDropped, precious, otherWorkspace, oldLayout, join(folder, 'a-folder')]) expect(existsSync(path), path).toBe(true)
     for (const path of [orphan, partial]) expect(existsSync(path), path).toBe(false)
     expect(readdirSync(folder).sort()).toEqual([basename(justDropped), basename(queued), 'a-folder'].sort())
@@ -453,7 +510,10 @@ describe('files.sweep-staged', () => {
     const { ask, side } = await open()
     expect(await ask('outpost:files.sweep-staged', { keep: [] })).toEqual({ ok: true, value: { removed: 0, kept: 0 } })
     for (const request of [undefined, {}, { keep: 'all' }, { keep: [1] }, { keep: [''] }]) {
-      expect(await ask('outpost:files.sweep-staged', request), JSON.stringify(request)).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'invalid-request' } })
+      expect(await ask('outpost:files.sweep-staged', request), JSON.stringify(request)).toMatchObject({
+        ok: false,
+        error: { source: 'ipc', kind: 'invalid-request' },
+      })
     }
     await side.accounts.remove(side.accounts.current()!.id)
     expect(await ask('outpost:files.sweep-staged', { keep: [] })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'no-account' } })

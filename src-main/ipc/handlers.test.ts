@@ -32,11 +32,20 @@ describe('dispatch', () => {
     expect(await ask('outpost:shell.exec', { command: 'rm -rf /' })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'invalid-request' } })
     expect(await ask('outpost:accounts.add', 'http://x')).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
     expect(await ask('outpost:api.call', { operation: 'epics.list', lane: 'vip' })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
-    expect(await ask('outpost:api.call', { operation: 'epics.get', params: { id: { $gt: 1 } } })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    expect(await ask('outpost:api.call', { operation: 'epics.get', params: { id: { $gt: 1 } } })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid-request' },
+    })
     for (const fields of ['id', [1], ['id; drop'], ['__proto__ x'], Array.from({ length: 101 }, (_, i) => `f${i}`)]) {
-      expect(await ask('outpost:api.call', { operation: 'epics.v3List', fields })).toMatchObject({ ok: false, error: { kind: 'invalid-request', message: expect.stringContaining('fields') } })
+      expect(await ask('outpost:api.call', { operation: 'epics.v3List', fields })).toMatchObject({
+        ok: false,
+        error: { kind: 'invalid-request', message: expect.stringContaining('fields') },
+      })
     }
-    expect(await ask('outpost:files.upload', { uploadId: 'u', paths: ['/a', '/b', '/c', '/d', '/e'] })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    expect(await ask('outpost:files.upload', { uploadId: 'u', paths: ['/a', '/b', '/c', '/d', '/e'] })).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid-request' },
+    })
     expect(await ask('outpost:files.download', { downloadId: 'd', fileId: -3 })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
   })
 
@@ -72,7 +81,10 @@ describe('the handler table', () => {
     })
     // Signing in again with a read-write token: the next call uses it.
     await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token: kit.service.tokens.member })
-    expect(await ask('outpost:api.call', { operation: 'epics.create', body: { name: 'Now it works' } })).toMatchObject({ ok: true, value: { name: 'Now it works' } })
+    expect(await ask('outpost:api.call', { operation: 'epics.create', body: { name: 'Now it works' } })).toMatchObject({
+      ok: true,
+      value: { name: 'Now it works' },
+    })
   })
 
   it('switches and removes workspaces; the gateway follows', async () => {
@@ -132,7 +144,9 @@ describe('the outbox journal', () => {
     expect(appended).toMatchObject({ ok: true, value: { ids: [1] } })
     await ask('outpost:journal.sent', { accountId: account.id, ids: [1] })
     await ask('outpost:journal.kept', { accountId: account.id, ids: [1] })
-    expect((await ask('outpost:journal.read', { accountId: account.id })).value).toMatchObject({ entries: [{ id: 1, record: change, sentAfter: 1, kept: true }] })
+    expect((await ask('outpost:journal.read', { accountId: account.id })).value).toMatchObject({
+      entries: [{ id: 1, record: change, sentAfter: 1, kept: true }],
+    })
     const file = readFileSync(journalPath(dataDir, account.id), 'utf8')
     expect(file).toContain('Journaled')
     expect(file).not.toContain(kit.service.tokens.admin)
@@ -209,7 +223,12 @@ describe('the demo card (demo.sign-in)', () => {
     const acme = (await ask('outpost:accounts.add', { baseUrl: other.baseUrl, token: other.tokens.member })).value
     const signedIn = (await ask('outpost:demo.sign-in')).value
     expect(side.accounts.current()?.id).toBe(signedIn.id)
-    expect(side.accounts.list().map((a) => a.workspaceSlug).sort()).toEqual(['acme', 'demo'])
+    expect(
+      side.accounts
+        .list()
+        .map((a) => a.workspaceSlug)
+        .sort(),
+    ).toEqual(['acme', 'demo'])
     expect(side.accounts.list().find((a) => a.id === acme.id)).toBeDefined()
     // Back to the real workspace, and the demo service stops (as when the app starts on that workspace).
     await ask('outpost:accounts.switch', { id: acme.id })

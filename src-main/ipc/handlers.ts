@@ -4,7 +4,15 @@
 // demo launcher), shared by the Electron window and the browser host.
 import { mkdir, stat } from 'node:fs/promises'
 import { basename, isAbsolute, join } from 'node:path'
-import { FILE_READ_MAX_BYTES, type AccountInfo, type AppInfo, type ConnectivityState, type EventChannel, type EventOf, type SystemNotice } from '../../src-shared/ipc.ts'
+import {
+  FILE_READ_MAX_BYTES,
+  type AccountInfo,
+  type AppInfo,
+  type ConnectivityState,
+  type EventChannel,
+  type EventOf,
+  type SystemNotice,
+} from '../../src-shared/ipc.ts'
 import type { Accounts } from '../accounts/accounts.ts'
 import { previousDemo, useDemo } from '../demo.ts'
 import type { DemoLauncher } from '../demo-service.ts'
@@ -76,8 +84,7 @@ export interface HandlerDeps {
 
 export const DEMO_UNAVAILABLE =
   'The demo needs the local service, which comes with development builds of Outpost (npm start, npm run web), not with the installed app. Add your own workspace instead.'
-export const OPEN_UNSUPPORTED =
-  'A browser cannot open files with the apps on this computer: preview the file in Outpost, or save it from the preview.'
+export const OPEN_UNSUPPORTED = 'A browser cannot open files with the apps on this computer: preview the file in Outpost, or save it from the preview.'
 
 /** The gateway refuses a misuse (a missing path parameter, a body on a GET) with a TypeError or RangeError: the request's fault. */
 async function misuse<T>(run: () => Promise<T>): Promise<T> {
@@ -189,13 +196,15 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       const where = { cacheDir: deps.folders.cache, accountId: using.id, fileId, mark: deps.markFile, referrerUrl: using.baseUrl }
       path = (await download(using.id, fileId, () => noContent(() => downloadToCache(gateway, where)))).path
     }
-    if (!(await isReallyInside(deps.folders.cache, path))) throw new IpcFailure('invalid-request', `${basename(path)} is not in Outpost's file cache, so it is neither opened nor read.`)
+    if (!(await isReallyInside(deps.folders.cache, path)))
+      throw new IpcFailure('invalid-request', `${basename(path)} is not in Outpost's file cache, so it is neither opened nor read.`)
     return path
   }
 
   /** Only an account the user added has a journal (one removed meanwhile has none to write to). */
   const journalOf = (accountId: string) => {
-    if (!deps.accounts.list().some((a) => a.id === accountId)) throw new IpcFailure('no-account', 'There is no such account (it was removed): nothing was journaled.')
+    if (!deps.accounts.list().some((a) => a.id === accountId))
+      throw new IpcFailure('no-account', 'There is no such account (it was removed): nothing was journaled.')
     return deps.journals.of(accountId)
   }
 
@@ -250,8 +259,10 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       const { account, gateway } = await deps.gateway.get()
       return download(account.id, fileId, () =>
         noContent(() =>
-          downloadToCache(gateway, { cacheDir: deps.folders.cache, accountId: account.id, fileId, known, lane, mark: deps.markFile, referrerUrl: account.baseUrl }, ({ received, total }) =>
-            deps.emit('outpost:download-progress', { downloadId, bytesReceived: received, bytesTotal: total }),
+          downloadToCache(
+            gateway,
+            { cacheDir: deps.folders.cache, accountId: account.id, fileId, known, lane, mark: deps.markFile, referrerUrl: account.baseUrl },
+            ({ received, total }) => deps.emit('outpost:download-progress', { downloadId, bytesReceived: received, bytesTotal: total }),
           ),
         ),
       )
@@ -281,7 +292,8 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       if (!isAbsolute(path)) throw new IpcFailure('invalid-request', 'Staging takes the full path of a file you dropped or picked.')
       // Already a staged copy (the browser host stages every file the page hands it): nothing to copy.
       if (isInside(deps.folders.staging, path)) {
-        if (!(await isReallyInside(deps.folders.staging, path))) throw new IpcFailure('invalid-request', `${basename(path)} is no longer kept for upload: drop it again.`)
+        if (!(await isReallyInside(deps.folders.staging, path)))
+          throw new IpcFailure('invalid-request', `${basename(path)} is no longer kept for upload: drop it again.`)
         return readable(async () => {
           try {
             return { path, size: (await stat(path)).size }
@@ -290,7 +302,8 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
           }
         })
       }
-      if (!deps.pickedFiles.has(path)) throw new IpcFailure('invalid-request', `Outpost keeps only files you dropped or picked; ${basename(path)} is not one of them.`)
+      if (!deps.pickedFiles.has(path))
+        throw new IpcFailure('invalid-request', `Outpost keeps only files you dropped or picked; ${basename(path)} is not one of them.`)
       const account = currentAccount().id
       const folder = accountStagingFolder(deps.folders.staging, account)
       return readable(() => withRoom(account, [], diskFullForStaging(basename(path)), () => stageCopy(folder, path, basename(path))))
@@ -298,12 +311,12 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
 
     'outpost:files.discard': async ({ path }) => {
       const outcome = await discardOwnFile(deps.folders, path)
-      if (outcome === 'outside') throw new IpcFailure('invalid-request', `Outpost removes only its own staged and downloaded files; ${basename(path)} is not one of them.`)
+      if (outcome === 'outside')
+        throw new IpcFailure('invalid-request', `Outpost removes only its own staged and downloaded files; ${basename(path)} is not one of them.`)
       if (outcome === 'not-a-file') throw new IpcFailure('invalid-request', `${basename(path)} is a folder: Outpost removes only files.`)
     },
 
-    'outpost:files.sweep-staged': async ({ keep }) =>
-      sweepStaged(accountStagingFolder(deps.folders.staging, currentAccount().id), { keep, now: Date.now() }),
+    'outpost:files.sweep-staged': async ({ keep }) => sweepStaged(accountStagingFolder(deps.folders.staging, currentAccount().id), { keep, now: Date.now() }),
 
     'outpost:files.evict-cache': async ({ keep }) => {
       const freed = await evict(currentAccount().id, keep)

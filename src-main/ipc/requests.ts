@@ -3,7 +3,15 @@
 // `invalid-request` instead of a crash deep in the gateway.
 import { LIMITS } from '../../src-shared/api/limits.ts'
 import { isOperationName, LANES, type Lane, type QueryValue } from '../../src-shared/api/operations.ts'
-import { EXPORT_PART_MAX_CHARS, type ApiCallRequest, type JournalIdsRequest, type JournalMapping, type JournalRecord, type RequestChannel, type RequestOf } from '../../src-shared/ipc.ts'
+import {
+  EXPORT_PART_MAX_CHARS,
+  type ApiCallRequest,
+  type JournalIdsRequest,
+  type JournalMapping,
+  type JournalRecord,
+  type RequestChannel,
+  type RequestOf,
+} from '../../src-shared/ipc.ts'
 import { parseItemLink } from '../../src-shared/links.ts'
 import { IpcFailure } from './errors.ts'
 
@@ -173,12 +181,17 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     const r = record(request, 'The request')
     const link = text(r.link, 'link', 2048)
     if (!parseItemLink(link)) invalid('link must be an outpost:// link to an epic or a doc')
-    return { title: text(r.title, 'title', 200), body: typeof r.body === 'string' && r.body.length <= 2000 ? r.body : invalid('body must be a string of at most 2000 characters'), link }
+    return {
+      title: text(r.title, 'title', 200),
+      body: typeof r.body === 'string' && r.body.length <= 2000 ? r.body : invalid('body must be a string of at most 2000 characters'),
+      link,
+    }
   },
   'outpost:export.begin': nothing,
   'outpost:export.write': (request) => {
     const r = record(request, 'The request')
-    if (typeof r.text !== 'string' || r.text.length > EXPORT_PART_MAX_CHARS) invalid(`text must be a string of at most ${EXPORT_PART_MAX_CHARS} characters (send a longer file in parts, with append)`)
+    if (typeof r.text !== 'string' || r.text.length > EXPORT_PART_MAX_CHARS)
+      invalid(`text must be a string of at most ${EXPORT_PART_MAX_CHARS} characters (send a longer file in parts, with append)`)
     if (r.append !== undefined && typeof r.append !== 'boolean') invalid('append must be true or false')
     return { exportId: text(r.exportId, 'exportId', 64), path: text(r.path, 'path', 1024), text: r.text, append: r.append }
   },
@@ -209,7 +222,12 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     const dataProblems = r.dataProblems.map((p, i) => {
       const problem = record(p, `dataProblems[${i}]`)
       if (typeof problem.at !== 'number' || !Number.isFinite(problem.at)) invalid(`dataProblems[${i}].at must be a time in ms`)
-      return { table: text(problem.table, `dataProblems[${i}].table`, 64), key: text(problem.key, `dataProblems[${i}].key`, 512), reason: text(problem.reason, `dataProblems[${i}].reason`, 1000), at: problem.at }
+      return {
+        table: text(problem.table, `dataProblems[${i}].table`, 64),
+        key: text(problem.key, `dataProblems[${i}].key`, 512),
+        reason: text(problem.reason, `dataProblems[${i}].reason`, 1000),
+        at: problem.at,
+      }
     })
     let outbox
     if (r.outbox !== undefined) {

@@ -29,7 +29,13 @@ function journalAt(path: string): AccountJournal {
 }
 
 const rename = (id: number, name: string): JournalRecord => ({ kind: 'epic', entityId: String(id), op: 'update', payload: { name }, base: { name: 'old' } })
-const create = (localId: string, name: string): JournalRecord => ({ kind: 'epic', entityId: localId, op: 'create', payload: { name }, externalId: `outpost-${localId}` })
+const create = (localId: string, name: string): JournalRecord => ({
+  kind: 'epic',
+  entityId: localId,
+  op: 'create',
+  payload: { name },
+  externalId: `outpost-${localId}`,
+})
 
 describe('the outbox journal', () => {
   it('keeps what was appended, in order with its ids, across a reopen; confirmed changes are gone', async () => {
@@ -57,7 +63,10 @@ describe('the outbox journal', () => {
     ])
     expect(state.map).toEqual({ 'local:y': { kind: 'epic', id: 9 } })
     // Every line was on disk before the answer: the file holds them as JSON lines.
-    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(lines[0]).toMatchObject({ epoch: first.epoch })
     expect(lines.filter((l) => 'record' in l)).toHaveLength(3)
     expect(statSync(path).mode & 0o777).toBe(0o600)
@@ -66,7 +75,9 @@ describe('the outbox journal', () => {
   it('compacts when most lines are confirmed: only what is open stays, ids keep going up, mappings still named stay', async () => {
     const path = join(folder(), 'a.jsonl')
     const j = journalAt(path)
-    const { ids: [named] } = await j.append([rename(5, 'names local:kept')], 1)
+    const {
+      ids: [named],
+    } = await j.append([rename(5, 'names local:kept')], 1)
     await j.sent([named])
     await j.kept([named])
     await j.confirm([], { 'local:kept': { kind: 'label', id: 77 } })

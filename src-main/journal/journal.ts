@@ -65,7 +65,10 @@ export class AccountJournal {
   append(records: JournalRecord[], now: number): Promise<{ epoch: string; ids: number[] }> {
     return this.run(async (j) => {
       const entries = records.map((record, i) => ({ id: j.lastId + 1 + i, at: now, record }))
-      await this.write(j, entries.map((e) => ({ id: e.id, at: e.at, record: e.record })))
+      await this.write(
+        j,
+        entries.map((e) => ({ id: e.id, at: e.at, record: e.record })),
+      )
       for (const e of entries) j.entries.set(e.id, e)
       j.lastId += entries.length
       return { epoch: j.epoch, ids: entries.map((e) => e.id) }

@@ -52,7 +52,10 @@ describe.runIf(!sandbox)('outside a keychain sandbox', () => {
         numFailedTests: number
         testResults: { assertionResults: { title: string; status: string }[] }[]
       }
-      const passed = results.testResults.flatMap((f) => f.assertionResults).filter((a) => a.status === 'passed').map((a) => a.title)
+      const passed = results.testResults
+        .flatMap((f) => f.assertionResults)
+        .filter((a) => a.status === 'passed')
+        .map((a) => a.title)
       expect(results.numFailedTests).toBe(0)
       expect(passed.sort()).toEqual(Object.values(KEYCHAIN_TESTS).sort())
     } finally {
@@ -173,7 +176,12 @@ async function fingerprints(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>()
   for (const file of await filesUnder(dir)) {
     try {
-      out.set(file, createHash('sha256').update(await readFile(file)).digest('hex'))
+      out.set(
+        file,
+        createHash('sha256')
+          .update(await readFile(file))
+          .digest('hex'),
+      )
     } catch {
       // Gone between listing and reading: a temporary file of the daemon.
     }

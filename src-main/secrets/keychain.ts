@@ -1,13 +1,7 @@
 // Tokens in the OS keychain through keytar: macOS Keychain, Windows Credential
 // Manager, the Secret Service (gnome-keyring, KWallet) on Linux.
 import type * as KeytarModule from 'keytar'
-import {
-  KEYCHAIN_SERVICE,
-  SecretStoreError,
-  reasonOf,
-  type SecretStore,
-  type SecretStoreDescription,
-} from './secret-store.ts'
+import { KEYCHAIN_SERVICE, SecretStoreError, reasonOf, type SecretStore, type SecretStoreDescription } from './secret-store.ts'
 
 /** The part of keytar we use; the real module satisfies it. */
 export type Keytar = Pick<typeof KeytarModule, 'getPassword' | 'setPassword' | 'deletePassword'>

@@ -58,7 +58,7 @@ describe('appProtocolHandler', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff')
   })
 
-  it('lets the build\'s hashed chunks be kept for good and asks for index.html and unhashed files each time', async () => {
+  it("lets the build's hashed chunks be kept for good and asks for index.html and unhashed files each time", async () => {
     const chunk = await handler(new Request('outpost://app/assets/app-D1_c-Y9z.js'))
     expect(chunk.status).toBe(200)
     expect(chunk.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')

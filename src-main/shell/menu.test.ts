@@ -19,7 +19,9 @@ function build(platform: NodeJS.Platform, developer = false) {
 describe('the menu', () => {
   it('has the standard edit and window roles on every platform, and the macOS app menu on macOS', () => {
     for (const platform of ['win32', 'linux', 'darwin'] as const) {
-      const roles = build(platform).items.map((i) => i.role).filter(Boolean)
+      const roles = build(platform)
+        .items.map((i) => i.role)
+        .filter(Boolean)
       expect(roles).toEqual(expect.arrayContaining(['undo', 'redo', 'cut', 'copy', 'paste', 'selectAll', 'windowMenu', 'togglefullscreen']))
       if (platform === 'darwin') expect(roles).toEqual(expect.arrayContaining(['about', 'hide', 'hideOthers', 'quit', 'close']))
       else expect(roles).toContain('quit')
@@ -28,7 +30,17 @@ describe('the menu', () => {
 
   it('sends the app’s shortcuts to the renderer as commands', () => {
     const menu = build('linux')
-    for (const accelerator of ['CmdOrCtrl+K', 'CmdOrCtrl+N', 'CmdOrCtrl+Shift+N', 'CmdOrCtrl+F', 'CmdOrCtrl+1', 'CmdOrCtrl+2', 'CmdOrCtrl+3', 'CmdOrCtrl+4', 'CmdOrCtrl+,']) {
+    for (const accelerator of [
+      'CmdOrCtrl+K',
+      'CmdOrCtrl+N',
+      'CmdOrCtrl+Shift+N',
+      'CmdOrCtrl+F',
+      'CmdOrCtrl+1',
+      'CmdOrCtrl+2',
+      'CmdOrCtrl+3',
+      'CmdOrCtrl+4',
+      'CmdOrCtrl+,',
+    ]) {
       menu.click(accelerator)
     }
     expect(menu.commands).toEqual(['open-palette', 'new-epic', 'new-doc', 'find', 'go-epics', 'go-docs', 'go-files', 'go-outbox', 'open-settings'])

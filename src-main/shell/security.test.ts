@@ -137,7 +137,14 @@ describe('the window’s webContents', () => {
 
   it('never navigates, and opens web links in the OS browser', () => {
     const { installed, opened } = guarded()
-    for (const url of ['https://example.com/page', 'http://example.com/', 'file:///etc/passwd', 'javascript:alert(1)', 'outpost://app/other.html', 'smb://host/share']) {
+    for (const url of [
+      'https://example.com/page',
+      'http://example.com/',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+      'outpost://app/other.html',
+      'smb://host/share',
+    ]) {
       const event = preventable()
       installed['will-navigate'](event, url)
       expect(event.prevented).toBe(true)

@@ -37,7 +37,14 @@ describe('window state', () => {
       maximized: true,
     })
     expect(parseWindowState({ bounds: { x: 'a', y: 2, width: 800, height: 600 } })).toEqual({ bounds: { width: 800, height: 600 }, maximized: false })
-    for (const bad of [null, 'x', {}, { bounds: { width: -1, height: 600 } }, { bounds: { width: 1.5, height: 600 } }, { bounds: { width: 1e9, height: 600 } }]) {
+    for (const bad of [
+      null,
+      'x',
+      {},
+      { bounds: { width: -1, height: 600 } },
+      { bounds: { width: 1.5, height: 600 } },
+      { bounds: { width: 1e9, height: 600 } },
+    ]) {
       expect(parseWindowState(bad)).toBeNull()
     }
   })

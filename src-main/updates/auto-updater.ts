@@ -19,7 +19,10 @@ export interface AutoUpdaterLike {
   logger: unknown
 }
 
-export function autoUpdaterAsUpdater(autoUpdater: AutoUpdaterLike, log?: { info(message: string): void; warn(message: string): void; error(message: string): void }): Updater {
+export function autoUpdaterAsUpdater(
+  autoUpdater: AutoUpdaterLike,
+  log?: { info(message: string): void; warn(message: string): void; error(message: string): void },
+): Updater {
   autoUpdater.autoDownload = false
   autoUpdater.autoInstallOnAppQuit = false
   autoUpdater.logger = log ?? null

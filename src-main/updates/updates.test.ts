@@ -106,7 +106,21 @@ function updatesWith(current: string, updater: Updater | undefined = feedUpdater
 
 describe('versions', () => {
   it('compares by Semantic Versioning’s precedence', () => {
-    const ordered = ['0.9.9', '1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0', '1.0.1', '1.2.0', '1.10.0', '2.0.0']
+    const ordered = [
+      '0.9.9',
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+      '1.0.1',
+      '1.2.0',
+      '1.10.0',
+      '2.0.0',
+    ]
     for (let i = 0; i < ordered.length - 1; i++) {
       expect(compareVersions(ordered[i], ordered[i + 1]), `${ordered[i]} < ${ordered[i + 1]}`).toBeLessThan(0)
       expect(compareVersions(ordered[i + 1], ordered[i])).toBeGreaterThan(0)
@@ -136,7 +150,12 @@ describe('updates from a local feed', () => {
   })
 
   it('does nothing when the feed offers the running version, an older one or a pre-release of it', async () => {
-    for (const [running, offered] of [['1.2.0', '1.2.0'], ['1.2.0', '1.1.9'], ['1.2.0', '1.2.0-beta.3'], ['2.0.0', '1.99.99']]) {
+    for (const [running, offered] of [
+      ['1.2.0', '1.2.0'],
+      ['1.2.0', '1.1.9'],
+      ['1.2.0', '1.2.0-beta.3'],
+      ['2.0.0', '1.99.99'],
+    ]) {
       feed = offered
       const updater = feedUpdater()
       const { updates, states } = updatesWith(running, updater)
@@ -157,7 +176,10 @@ describe('updates from a local feed', () => {
     const { updates, errors, clock } = updatesWith('1.2.0')
     updates.start()
     await clock.advance(FIRST_CHECK_MS)
-    expect(updates.state).toMatchObject({ status: 'error', error: expect.stringMatching(/^Could not check for updates: Cannot find channel "latest-linux[-\w]*\.yml"/) })
+    expect(updates.state).toMatchObject({
+      status: 'error',
+      error: expect.stringMatching(/^Could not check for updates: Cannot find channel "latest-linux[-\w]*\.yml"/),
+    })
     expect(errors).toHaveLength(1)
     feed = '1.3.0'
     await clock.advance(CHECK_INTERVAL_MS)
@@ -235,7 +257,11 @@ describe('the schedule', () => {
   it('joins a check already under way instead of asking twice', async () => {
     let checks = 0
     let answer: (v: { version: string }) => void = () => undefined
-    const updater: Updater = { check: () => (checks++, new Promise((resolve) => (answer = resolve))), download: async () => undefined, install: () => undefined }
+    const updater: Updater = {
+      check: () => (checks++, new Promise((resolve) => (answer = resolve))),
+      download: async () => undefined,
+      install: () => undefined,
+    }
     const { updates } = updatesWith('1.0.0', updater)
     const a = updates.check()
     const b = updates.check()
@@ -299,6 +325,9 @@ describe('electron-updater’s autoUpdater as the updater', () => {
 
   it('says so when the build has no feed', async () => {
     const { auto } = standIn(null)
-    expect(await updatesWith('1.0.0', autoUpdaterAsUpdater(auto)).updates.check()).toMatchObject({ status: 'error', error: 'Could not check for updates: this build has no update feed' })
+    expect(await updatesWith('1.0.0', autoUpdaterAsUpdater(auto)).updates.check()).toMatchObject({
+      status: 'error',
+      error: 'Could not check for updates: this build has no update feed',
+    })
   })
 })

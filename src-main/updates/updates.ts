@@ -53,7 +53,9 @@ export class Updates {
   private stopped = false
 
   constructor(private readonly options: UpdatesOptions) {
-    this.current = options.updater ? { status: 'idle', current: options.current } : { status: 'off', off: options.off ?? 'development', current: options.current }
+    this.current = options.updater
+      ? { status: 'idle', current: options.current }
+      : { status: 'off', off: options.off ?? 'development', current: options.current }
   }
 
   get state(): UpdateState {

@@ -26,16 +26,26 @@ export interface Operation {
 /** An operation whose path template keeps its literal type (for typed path parameters). */
 type Defined<P extends string> = Operation & { path: P }
 
-const read = <P extends string>(api: ApiGeneration, path: P, extra: Partial<Operation> = {}): Defined<P> =>
-  ({ api, method: 'GET', idempotent: true, kind: 'read', ...extra, path })
+const read = <P extends string>(api: ApiGeneration, path: P, extra: Partial<Operation> = {}): Defined<P> => ({
+  api,
+  method: 'GET',
+  idempotent: true,
+  kind: 'read',
+  ...extra,
+  path,
+})
 // Creates are not idempotent: an answer lost on the way back must not become a second entity.
-const create = <P extends string>(api: ApiGeneration, path: P, extra: Partial<Operation> = {}): Defined<P> =>
-  ({ api, method: 'POST', idempotent: false, kind: 'write', ...extra, path })
+const create = <P extends string>(api: ApiGeneration, path: P, extra: Partial<Operation> = {}): Defined<P> => ({
+  api,
+  method: 'POST',
+  idempotent: false,
+  kind: 'write',
+  ...extra,
+  path,
+})
 // Updates set fields to given values and deletes remove one thing: repeating either changes nothing more.
-const update = <P extends string>(api: ApiGeneration, method: 'PUT' | 'PATCH', path: P): Defined<P> =>
-  ({ api, method, path, idempotent: true, kind: 'write' })
-const remove = <P extends string>(api: ApiGeneration, path: P): Defined<P> =>
-  ({ api, method: 'DELETE', path, idempotent: true, kind: 'write' })
+const update = <P extends string>(api: ApiGeneration, method: 'PUT' | 'PATCH', path: P): Defined<P> => ({ api, method, path, idempotent: true, kind: 'write' })
+const remove = <P extends string>(api: ApiGeneration, path: P): Defined<P> => ({ api, method: 'DELETE', path, idempotent: true, kind: 'write' })
 
 export const OPERATIONS = {
   whoami: read('v4', '/whoami', { root: true }),

@@ -54,7 +54,9 @@ export class ContractChecker {
 
   /** Every journal file in a folder. */
   checkFolder(dir: string): void {
-    for (const name of readdirSync(dir).filter((n) => n.endsWith('.ndjson')).sort()) {
+    for (const name of readdirSync(dir)
+      .filter((n) => n.endsWith('.ndjson'))
+      .sort()) {
       for (const text of readFileSync(join(dir, name), 'utf8').split('\n')) if (text) this.check(JSON.parse(text) as JournalLine)
     }
   }
@@ -77,7 +79,13 @@ export class ContractChecker {
       if (validate(JSON.parse(line.answer))) return
       // An answer to `fields=` carries only the fields asked for: what it leaves out is not missing.
       const asked = url.searchParams.has('fields')
-      this.addErrors('answer', name, '', (validate.errors ?? []).filter((e) => !(asked && e.keyword === 'required')), line)
+      this.addErrors(
+        'answer',
+        name,
+        '',
+        (validate.errors ?? []).filter((e) => !(asked && e.keyword === 'required')),
+        line,
+      )
     }
   }
 
@@ -132,7 +140,15 @@ export class ContractChecker {
     const unions = new Set(errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath))
     for (const e of errors) {
       if (e.keyword !== 'anyOf' && e.keyword !== 'oneOf' && unions.has(e.instancePath)) continue
-      const path = [base, ...e.instancePath.split('/').slice(1).map((p) => (/^\d+$/.test(p) ? '*' : p))].filter(Boolean).join('.')
+      const path = [
+        base,
+        ...e.instancePath
+          .split('/')
+          .slice(1)
+          .map((p) => (/^\d+$/.test(p) ? '*' : p)),
+      ]
+        .filter(Boolean)
+        .join('.')
       const params = e.params as Record<string, unknown>
       if (e.keyword === 'additionalProperties') this.add(side, operation, join2(path, String(params.additionalProperty)), 'not in the published schema', line)
       else if (e.keyword === 'required') this.add(side, operation, join2(path, String(params.missingProperty)), 'missing', line)

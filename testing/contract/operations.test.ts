@@ -34,7 +34,13 @@ describe('the published API description', () => {
 
 describe('the contract checker', () => {
   const outpost = (line: Partial<JournalLine>): JournalLine => ({
-    method: 'GET', url: '/api/v3/epics', status: 200, agent: USER_AGENT, auth: ['shortcut-token', 'service-token'], type: null, ...line,
+    method: 'GET',
+    url: '/api/v3/epics',
+    status: 200,
+    agent: USER_AGENT,
+    auth: ['shortcut-token', 'service-token'],
+    type: null,
+    ...line,
   })
   const findings = (...lines: JournalLine[]) => {
     const checker = new ContractChecker()
@@ -49,11 +55,15 @@ describe('the contract checker', () => {
 
   it('finds a query parameter, a body key or a value the operation does not take, and a missing auth header', () => {
     expect(findings(outpost({ url: '/api/v3/epics?external_id=x' }))).toEqual(['request v3 listEpics query.external_id: not in the published schema'])
-    expect(findings(outpost({ method: 'PUT', url: '/api/v3/linked-files/7', type: 'application/json', body: { content_type: 'text/plain', thumbnail_url: '' } }))).toEqual([
+    expect(
+      findings(outpost({ method: 'PUT', url: '/api/v3/linked-files/7', type: 'application/json', body: { content_type: 'text/plain', thumbnail_url: '' } })),
+    ).toEqual([
       'request v3 updateLinkedFile body.content_type: not in the published schema',
       'request v3 updateLinkedFile body.thumbnail_url: pattern: must match pattern "^https?://.+$"',
     ])
-    expect(findings(outpost({ url: '/api/v3/member', auth: ['service-token'] }))).toEqual(['request v3 getCurrentMemberInfo (headers): no shortcut-token header'])
+    expect(findings(outpost({ url: '/api/v3/member', auth: ['service-token'] }))).toEqual([
+      'request v3 getCurrentMemberInfo (headers): no shortcut-token header',
+    ])
     expect(findings(outpost({ url: '/api/v3/nothing-here' }))).toEqual(['request GET /api/v3/nothing-here (operation): not in the published description'])
   })
 
@@ -66,15 +76,59 @@ describe('the contract checker', () => {
   })
 
   it('finds an answer key the published schema lacks; a fields= answer may leave fields out', () => {
-    const epic = { entity_type: 'epic-state', id: 1, name: 'To Do', color: '#aaaaaa', description: '', position: 1, type: 'unstarted', created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', global_id: 'g' }
+    const epic = {
+      entity_type: 'epic-state',
+      id: 1,
+      name: 'To Do',
+      color: '#aaaaaa',
+      description: '',
+      position: 1,
+      type: 'unstarted',
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
+      global_id: 'g',
+    }
     const ok = JSON.stringify({ ...epic })
     const extra = JSON.stringify({ ...epic, surprise: true })
-    expect(findings(outpost({ url: '/api/v3/epic-workflow', answer: JSON.stringify({ entity_type: 'epic-workflow', id: 1, created_at: epic.created_at, updated_at: epic.updated_at, default_epic_state_id: 1, epic_states: [JSON.parse(ok)] }) }))).toEqual([])
-    expect(findings(outpost({ url: '/api/v3/epic-workflow', answer: JSON.stringify({ entity_type: 'epic-workflow', id: 1, created_at: epic.created_at, updated_at: epic.updated_at, default_epic_state_id: 1, epic_states: [JSON.parse(extra)] }) }))).toEqual([
-      'answer v3 getEpicWorkflow epic_states.*.surprise: not in the published schema',
-    ])
+    expect(
+      findings(
+        outpost({
+          url: '/api/v3/epic-workflow',
+          answer: JSON.stringify({
+            entity_type: 'epic-workflow',
+            id: 1,
+            created_at: epic.created_at,
+            updated_at: epic.updated_at,
+            default_epic_state_id: 1,
+            epic_states: [JSON.parse(ok)],
+          }),
+        }),
+      ),
+    ).toEqual([])
+    expect(
+      findings(
+        outpost({
+          url: '/api/v3/epic-workflow',
+          answer: JSON.stringify({
+            entity_type: 'epic-workflow',
+            id: 1,
+            created_at: epic.created_at,
+            updated_at: epic.updated_at,
+            default_epic_state_id: 1,
+            epic_states: [JSON.parse(extra)],
+          }),
+        }),
+      ),
+    ).toEqual(['answer v3 getEpicWorkflow epic_states.*.surprise: not in the published schema'])
     // ObjectiveSlim requires app_url, entity_type, id, name and uri.
-    const slim = JSON.stringify({ $schema: 'https://x.invalid/s', current_items: 1, current_page: 1, total_items: 1, total_pages: 1, entities: [{ id: 5, name: 'Only these' }] })
+    const slim = JSON.stringify({
+      $schema: 'https://x.invalid/s',
+      current_items: 1,
+      current_page: 1,
+      total_items: 1,
+      total_pages: 1,
+      entities: [{ id: 5, name: 'Only these' }],
+    })
     const url = '/api/v4/demo/categories/3/objectives'
     expect(findings(outpost({ url: `${url}?fields=id,name`, auth: ['authorization'], answer: slim }))).toEqual([])
     expect(findings(outpost({ url, auth: ['authorization'], answer: slim }))).toContain('answer v4 listCategoryObjectives entities.*.uri: missing')

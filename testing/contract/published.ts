@@ -68,7 +68,10 @@ type Built = Pick<Published, 'operations' | 'definitions'>
 
 const KEPT = (() => {
   const version = (JSON.parse(readFileSync(join(clientRoot, 'package.json'), 'utf8')) as { version: string }).version
-  const self = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16)
+  const self = createHash('sha256')
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .digest('hex')
+    .slice(0, 16)
   return join(clientRoot, '..', '..', '.cache', 'outpost-contract', `published-${version}-${self}.json`)
 })()
 
@@ -103,9 +106,7 @@ function build(): Built {
 
 function withFind({ operations, definitions }: Built): Published {
   // Literal segments before parameters: `/epics/bulk` is not `/epics/{epic-public-id}`.
-  const matchers = operations
-    .map((op) => ({ op, re: pathPattern(op), params: op.pathParams.length }))
-    .sort((a, b) => a.params - b.params)
+  const matchers = operations.map((op) => ({ op, re: pathPattern(op), params: op.pathParams.length })).sort((a, b) => a.params - b.params)
   return {
     operations,
     definitions,
@@ -229,12 +230,26 @@ function docLimits(member: ts.Node): JsonSchema {
   for (const tag of ts.getJSDocTags(member)) {
     const value = typeof tag.comment === 'string' ? tag.comment.trim() : ''
     switch (tag.tagName.text) {
-      case 'min': case 'minimum': limits.minimum = Number(value); break
-      case 'max': case 'maximum': limits.maximum = Number(value); break
-      case 'minLength': limits.minLength = Number(value); break
-      case 'maxLength': limits.maxLength = Number(value); break
-      case 'pattern': limits.pattern = value; break
-      case 'format': limits.format = value; break
+      case 'min':
+      case 'minimum':
+        limits.minimum = Number(value)
+        break
+      case 'max':
+      case 'maximum':
+        limits.maximum = Number(value)
+        break
+      case 'minLength':
+        limits.minLength = Number(value)
+        break
+      case 'maxLength':
+        limits.maxLength = Number(value)
+        break
+      case 'pattern':
+        limits.pattern = value
+        break
+      case 'format':
+        limits.format = value
+        break
     }
   }
   return limits

@@ -20,9 +20,12 @@ beforeAll(() => {
   findings = checker.report()
 })
 
-const explains = (d: (typeof SPEC_DECISIONS)[number], f: Finding) => d.side === f.side && d.operation.test(f.operation) && d.at.test(f.at) && d.problem.test(f.problem)
+const explains = (d: (typeof SPEC_DECISIONS)[number], f: Finding) =>
+  d.side === f.side && d.operation.test(f.operation) && d.at.test(f.at) && d.problem.test(f.problem)
 const unexplained = (side: Finding['side']) =>
-  findings.filter((f) => f.side === side && !SPEC_DECISIONS.some((d) => explains(d, f))).map((f) => `${f.operation} ${f.at}: ${f.problem} (${f.count}×, e.g. ${f.example})`)
+  findings
+    .filter((f) => f.side === side && !SPEC_DECISIONS.some((d) => explains(d, f)))
+    .map((f) => `${f.operation} ${f.at}: ${f.problem} (${f.count}×, e.g. ${f.example})`)
 
 describe('the traffic of the test suites, against the published API description', () => {
   it.each(SUITES)('%s recorded its traffic', (suite) => {

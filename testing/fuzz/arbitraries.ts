@@ -71,19 +71,60 @@ export const EDGE_INTEGERS: readonly number[] = [0, -1, 1, 2 ** 31 - 1, 2 ** 31,
 
 /** Number-like path and query text. */
 export const EDGE_NUMBER_TEXT: readonly string[] = [
-  '0', '-1', '-0', '1.5', '1e3', '1e400', '0x10', '0b1', '0o7', '+1', ' 1', '1 ', '01', '00000000000000000001',
-  '99999999999999999999', '9007199254740993', '18446744073709551616', 'NaN', 'Infinity', '-Infinity', '1_000',
+  '0',
+  '-1',
+  '-0',
+  '1.5',
+  '1e3',
+  '1e400',
+  '0x10',
+  '0b1',
+  '0o7',
+  '+1',
+  ' 1',
+  '1 ',
+  '01',
+  '00000000000000000001',
+  '99999999999999999999',
+  '9007199254740993',
+  '18446744073709551616',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1_000',
 ]
 
 const anyJson = fc.jsonValue({ maxDepth: 3 })
 
 /** Which kind of id a body field holds, by its name (and for `id`, by the list it sits in). */
 export const KIND_OF_FIELD: Record<string, Kind> = {
-  owner_ids: 'member', follower_ids: 'member', member_ids: 'member', requested_by_id: 'member', author_id: 'member', uploader_id: 'member',
-  group_ids: 'group', team_ids: 'group', group_id: 'group', objective_ids: 'objective', milestone_id: 'objective', epic_state_id: 'epic_state',
-  epic_id: 'epic', epic_ids: 'epic', collection_ids: 'collection', parent_collection_id: 'collection', story_id: 'story', file_ids: 'file',
-  linked_file_ids: 'linked_file', category_ids: 'category', custom_field_ids: 'custom_field', field_id: 'custom_field',
-  epics: 'epic', categories: 'category', custom_fields: 'custom_field', workflow_ids: 'workflow', default_workflow_id: 'workflow',
+  owner_ids: 'member',
+  follower_ids: 'member',
+  member_ids: 'member',
+  requested_by_id: 'member',
+  author_id: 'member',
+  uploader_id: 'member',
+  group_ids: 'group',
+  team_ids: 'group',
+  group_id: 'group',
+  objective_ids: 'objective',
+  milestone_id: 'objective',
+  epic_state_id: 'epic_state',
+  epic_id: 'epic',
+  epic_ids: 'epic',
+  collection_ids: 'collection',
+  parent_collection_id: 'collection',
+  story_id: 'story',
+  file_ids: 'file',
+  linked_file_ids: 'linked_file',
+  category_ids: 'category',
+  custom_field_ids: 'custom_field',
+  field_id: 'custom_field',
+  epics: 'epic',
+  categories: 'category',
+  custom_fields: 'custom_field',
+  workflow_ids: 'workflow',
+  default_workflow_id: 'workflow',
 }
 
 /**
@@ -188,7 +229,10 @@ function stringFor(schema: JsonSchema, pools: IdPools, strict: boolean, key: str
     return fc.oneof(
       { weight: uuids.length === 0 ? 0 : known.length > 0 && strict ? 12 : 4, arbitrary: uuids.length > 0 ? fc.constantFrom(...uuids) : fc.uuid() },
       { weight: 1, arbitrary: fc.uuid() },
-      { weight: 1, arbitrary: fc.constantFrom('00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', ...(strict ? [] : ['not-a-uuid'])) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', ...(strict ? [] : ['not-a-uuid'])),
+      },
     )
   }
   if (schema.format === 'date-time') {
@@ -213,7 +257,23 @@ function stringFor(schema: JsonSchema, pools: IdPools, strict: boolean, key: str
 }
 
 /** Traversal and encoding tricks that are valid bytes in a request line and are sent unencoded. */
-export const RAW_PATH_TRICKS: readonly string[] = ['..', '.', '../..', '..%2f..%2fx', '%2e%2e', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '..%5c..%5cx', '%00', '%2500', '%20', '%ef%bc%8f', '~', ';x=1', '@', ':']
+export const RAW_PATH_TRICKS: readonly string[] = [
+  '..',
+  '.',
+  '../..',
+  '..%2f..%2fx',
+  '%2e%2e',
+  '%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+  '..%5c..%5cx',
+  '%00',
+  '%2500',
+  '%20',
+  '%ef%bc%8f',
+  '~',
+  ';x=1',
+  '@',
+  ':',
+]
 
 /**
  * Fastify's router refuses a parameter longer than this (maxParamLength) and
@@ -230,7 +290,11 @@ export const wellFormed = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\u
 /** One path parameter's text, already made safe for the request line. */
 export function pathParamArb(param: PathParam, pools: IdPools, workspace: string, strict = false): fc.Arbitrary<string> {
   if (param.name === 'workspace' && strict) return fc.constant(workspace)
-  if (param.name === 'workspace') return fc.oneof({ weight: 9, arbitrary: fc.constant(workspace) }, { weight: 1, arbitrary: oddText.map(encodeSegment).filter((s) => s.length <= MAX_PARAM_TEXT) })
+  if (param.name === 'workspace')
+    return fc.oneof(
+      { weight: 9, arbitrary: fc.constant(workspace) },
+      { weight: 1, arbitrary: oddText.map(encodeSegment).filter((s) => s.length <= MAX_PARAM_TEXT) },
+    )
   const known = param.kind ? pools.ids(param.kind).map(String) : (pools.bySegment?.[param.segment] ?? [])
   if (strict) return known.length > 0 ? fc.constantFrom(...known) : fc.oneof(fc.integer({ min: 1, max: 5000 }).map(String), fc.uuid())
   const arb = fc.oneof(
@@ -264,9 +328,15 @@ export function queryArb(schema: JsonSchema | undefined, pools: IdPools, strict 
     return fc.tuple(...own).map((pairs) => new URLSearchParams(pairs.filter((p) => p !== undefined)).toString())
   }
   const own = Object.entries(schema?.properties ?? {}).map(([name, s]) =>
-    fc.option(queryValue(s, pools).map((v) => [name, v] as [string, string]), { nil: undefined, freq: 2 }),
+    fc.option(
+      queryValue(s, pools).map((v) => [name, v] as [string, string]),
+      { nil: undefined, freq: 2 },
+    ),
   )
-  const junkPair = fc.tuple(fc.oneof(oddText, fc.constantFrom('__proto__', 'constructor', 'limit[]', 'a[b]', 'token', 'fields', 'cursor', 'hasOwnProperty')), fc.oneof(oddText, fc.constantFrom(...EDGE_NUMBER_TEXT)))
+  const junkPair = fc.tuple(
+    fc.oneof(oddText, fc.constantFrom('__proto__', 'constructor', 'limit[]', 'a[b]', 'token', 'fields', 'cursor', 'hasOwnProperty')),
+    fc.oneof(oddText, fc.constantFrom(...EDGE_NUMBER_TEXT)),
+  )
   const structured = fc.tuple(fc.tuple(...own), fc.array(junkPair, { maxLength: 2 }), fc.boolean()).map(([pairs, junk, repeat]) => {
     const params = new URLSearchParams()
     for (const p of pairs) if (p) params.append(p[0], p[1])
@@ -275,19 +345,47 @@ export function queryArb(schema: JsonSchema | undefined, pools: IdPools, strict 
     for (const [k, v] of junk) params.append(k, v)
     return params.toString()
   })
-  const raw = fc.constantFrom('', '&', '=', '==', '&&&', 'a', 'a=', '=a', 'a=%', 'a=%2', '%2=a', 'a=%ff%fe', 'a=%00', 'a=1&a=2&a=3', 'a[]=1&a[]=2', 'a[b][c]=1', '__proto__[x]=1', 'constructor[prototype][x]=1', '+=+', `a=${'b'.repeat(4000)}`)
+  const raw = fc.constantFrom(
+    '',
+    '&',
+    '=',
+    '==',
+    '&&&',
+    'a',
+    'a=',
+    '=a',
+    'a=%',
+    'a=%2',
+    '%2=a',
+    'a=%ff%fe',
+    'a=%00',
+    'a=1&a=2&a=3',
+    'a[]=1&a[]=2',
+    'a[b][c]=1',
+    '__proto__[x]=1',
+    'constructor[prototype][x]=1',
+    '+=+',
+    `a=${'b'.repeat(4000)}`,
+  )
   const named = Object.keys(schema?.properties ?? {})
   const withOwn = named.length > 0 ? named : ['limit']
-  const rawOwn = fc.tuple(fc.constantFrom(...withOwn), fc.constantFrom('', '%', '%ff', '-1', '1e400', '[]', 'true&x', 'a'.repeat(3000))).map(([k, v]) => `${k}=${v}`)
+  const rawOwn = fc
+    .tuple(fc.constantFrom(...withOwn), fc.constantFrom('', '%', '%ff', '-1', '1e400', '[]', 'true&x', 'a'.repeat(3000)))
+    .map(([k, v]) => `${k}=${v}`)
   return fc
     .oneof({ weight: 6, arbitrary: structured }, { weight: 1, arbitrary: raw }, { weight: 1, arbitrary: rawOwn }, { weight: 1, arbitrary: fc.constant('') })
     .filter((q) => q.length <= MAX_QUERY_TEXT)
 }
 
 function queryValue(schema: JsonSchema, pools: IdPools): fc.Arbitrary<string> {
-  const good = validish(schema, pools, true, '', '').map((v) => (typeof v === 'string' ? v : JSON.stringify(v) ?? ''))
+  const good = validish(schema, pools, true, '', '').map((v) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? '')))
   const words = fc.constantFrom('true', 'false', '1', '0', 'yes', 'name', 'id,name', 'name,,', 'entity_type', '*', 'asc', 'desc', 'updated_at')
-  return fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: words }, { weight: 1, arbitrary: oddText }, { weight: 1, arbitrary: fc.constantFrom(...EDGE_NUMBER_TEXT) })
+  return fc.oneof(
+    { weight: 4, arbitrary: good },
+    { weight: 1, arbitrary: words },
+    { weight: 1, arbitrary: oddText },
+    { weight: 1, arbitrary: fc.constantFrom(...EDGE_NUMBER_TEXT) },
+  )
 }
 
 export type BodyInput =
@@ -298,13 +396,47 @@ export type BodyInput =
 
 /** Text sent as JSON that is not JSON, or JSON of a shape no schema expects. */
 export const RAW_JSON_TEXTS: readonly string[] = [
-  '{', '{"a":', '}', 'nul', 'NaN', '{"a":1,}', "{'a':1}", '{"a":1}{"b":2}', '\u0000', '\ufeff{}', '"\\ud800"', '"\\u0000"', '{"\\ud800":1}',
-  'null', '[]', '""', '0', 'true', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"polluted":1}}}',
-  '{"name":"x","name":"y"}', '1e999', '-0', '[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]',
-  '['.repeat(5000) + ']'.repeat(5000), `{${Array.from({ length: 3000 }, (_, i) => `"k${i}":${i}`).join(',')}}`,
+  '{',
+  '{"a":',
+  '}',
+  'nul',
+  'NaN',
+  '{"a":1,}',
+  "{'a':1}",
+  '{"a":1}{"b":2}',
+  '\u0000',
+  '\ufeff{}',
+  '"\\ud800"',
+  '"\\u0000"',
+  '{"\\ud800":1}',
+  'null',
+  '[]',
+  '""',
+  '0',
+  'true',
+  '{"__proto__":{"polluted":1}}',
+  '{"constructor":{"prototype":{"polluted":1}}}',
+  '{"name":"x","name":"y"}',
+  '1e999',
+  '-0',
+  '[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]',
+  '['.repeat(5000) + ']'.repeat(5000),
+  `{${Array.from({ length: 3000 }, (_, i) => `"k${i}":${i}`).join(',')}}`,
 ]
 
-const OTHER_TYPES = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'multipart/form-data', 'application/json; charset=utf-16', 'application/vnd.api+json', 'application/octet-stream', '', 'application/json, text/plain', 'garbage']
+const OTHER_TYPES = [
+  'text/plain',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'multipart/form-data',
+  'application/json; charset=utf-16',
+  'application/vnd.api+json',
+  'application/octet-stream',
+  '',
+  'application/json, text/plain',
+  'garbage',
+]
 
 /**
  * A request body. Strict: JSON that passes the route's schema (or none). Loose: near-valid
@@ -317,7 +449,12 @@ export function bodyArb(schema: JsonSchema | undefined, pools: IdPools, strict =
     { weight: schema ? 8 : 0, arbitrary: json(nearValid(schema, pools)) },
     { weight: 2, arbitrary: json(anyJson) },
     { weight: 1, arbitrary: fc.constantFrom(...RAW_JSON_TEXTS).map((text): BodyInput => ({ kind: 'text', contentType: 'application/json', text })) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...OTHER_TYPES), fc.oneof(oddText, fc.constant('a=1&b=2'), fc.constant('{"name":"x"}'))).map(([contentType, text]): BodyInput => ({ kind: 'text', contentType, text })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...OTHER_TYPES), fc.oneof(oddText, fc.constant('a=1&b=2'), fc.constant('{"name":"x"}')))
+        .map(([contentType, text]): BodyInput => ({ kind: 'text', contentType, text })),
+    },
     { weight: 1, arbitrary: fc.constant<BodyInput>({ kind: 'none' }) },
   )
 }
@@ -332,7 +469,22 @@ interface FormPart {
 /** multipart/form-data bodies for uploads: right and wrong fields, odd file names and types, broken framing. */
 export function multipartArb(): fc.Arbitrary<BodyInput> {
   const filename = fc.oneof(
-    fc.constantFrom('notes.txt', 'image.png', '../../escape.txt', '..\\..\\escape.txt', '/etc/passwd', 'C:\\Windows\\x.txt', 'a\u0000b.txt', '', '.', '..', 'a"b.txt', 'a;b=c.txt', '%2e%2e%2fx', '\u202etxt.exe'),
+    fc.constantFrom(
+      'notes.txt',
+      'image.png',
+      '../../escape.txt',
+      '..\\..\\escape.txt',
+      '/etc/passwd',
+      'C:\\Windows\\x.txt',
+      'a\u0000b.txt',
+      '',
+      '.',
+      '..',
+      'a"b.txt',
+      'a;b=c.txt',
+      '%2e%2e%2fx',
+      '\u202etxt.exe',
+    ),
     oddText,
   )
   const part: fc.Arbitrary<FormPart> = fc.record(
@@ -345,19 +497,26 @@ export function multipartArb(): fc.Arbitrary<BodyInput> {
     { requiredKeys: ['field', 'data'] },
   )
   const boundary = 'fuzzBoundary7MA4YWxkTrZu0gW'
-  return fc.tuple(fc.array(part, { maxLength: 5 }), fc.constantFrom('ok', 'ok', 'ok', 'truncated', 'no-boundary', 'wrong-boundary', 'no-final')).map(([parts, framing]): BodyInput => {
-    const chunks: Buffer[] = []
-    for (const p of parts) {
-      const disposition = `form-data; name="${safeHeader(p.field)}"${p.filename !== undefined ? `; filename="${safeHeader(p.filename)}"` : ''}`
-      const type = p.contentType !== undefined ? `\r\nContent-Type: ${p.contentType}` : ''
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}${type}\r\n\r\n`), Buffer.from(p.data), Buffer.from('\r\n'))
-    }
-    if (framing !== 'no-final') chunks.push(Buffer.from(`--${boundary}--\r\n`))
-    let bytes = Buffer.concat(chunks)
-    if (framing === 'truncated') bytes = bytes.subarray(0, Math.floor(bytes.length / 2))
-    const contentType = framing === 'no-boundary' ? 'multipart/form-data' : framing === 'wrong-boundary' ? 'multipart/form-data; boundary=other' : `multipart/form-data; boundary=${boundary}`
-    return { kind: 'bytes', contentType, bytes }
-  })
+  return fc
+    .tuple(fc.array(part, { maxLength: 5 }), fc.constantFrom('ok', 'ok', 'ok', 'truncated', 'no-boundary', 'wrong-boundary', 'no-final'))
+    .map(([parts, framing]): BodyInput => {
+      const chunks: Buffer[] = []
+      for (const p of parts) {
+        const disposition = `form-data; name="${safeHeader(p.field)}"${p.filename !== undefined ? `; filename="${safeHeader(p.filename)}"` : ''}`
+        const type = p.contentType !== undefined ? `\r\nContent-Type: ${p.contentType}` : ''
+        chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}${type}\r\n\r\n`), Buffer.from(p.data), Buffer.from('\r\n'))
+      }
+      if (framing !== 'no-final') chunks.push(Buffer.from(`--${boundary}--\r\n`))
+      let bytes = Buffer.concat(chunks)
+      if (framing === 'truncated') bytes = bytes.subarray(0, Math.floor(bytes.length / 2))
+      const contentType =
+        framing === 'no-boundary'
+          ? 'multipart/form-data'
+          : framing === 'wrong-boundary'
+            ? 'multipart/form-data; boundary=other'
+            : `multipart/form-data; boundary=${boundary}`
+      return { kind: 'bytes', contentType, bytes }
+    })
 }
 
 /** Header text cannot hold CR or LF; the rest (quotes, NUL, unicode) is left for the parser to face. */

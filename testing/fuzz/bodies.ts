@@ -36,7 +36,10 @@ export class Bodies {
   private readonly tokenToDisable: string
 
   constructor(private readonly service: RunningService) {
-    const admin = service.ctx.col<MemberRecord>('member').all().find((m) => m.role === 'admin')!
+    const admin = service.ctx
+      .col<MemberRecord>('member')
+      .all()
+      .find((m) => m.role === 'admin')!
     this.tokenToDisable = new Tokens(service.ctx).create('v4_ro', admin.id, 'made to be disabled').id
   }
 

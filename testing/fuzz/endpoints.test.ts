@@ -8,7 +8,18 @@ import type { CommentRecord } from '../../src-server/resources/epics/records.ts'
 import type { MemberRecord } from '../../src-server/resources/members/member.ts'
 import { bodyArb, multipartArb, pathParamArb, queryArb, type BodyInput, type IdPools } from './arbitraries.ts'
 import { FUZZ_RUNS, FUZZ_SEED, idPools, seedFor, startWebhookSink } from './fuzz-setup.ts'
-import { RawClient, WRITE_METHODS, answerProblem, describeExchange, enableAllFeatures, healthy, pathParams, startRecordedService, type RawRequest, type RouteInfo } from './harness.ts'
+import {
+  RawClient,
+  WRITE_METHODS,
+  answerProblem,
+  describeExchange,
+  enableAllFeatures,
+  healthy,
+  pathParams,
+  startRecordedService,
+  type RawRequest,
+  type RouteInfo,
+} from './harness.ts'
 
 const { service, routes } = await startRecordedService()
 const sink = await startWebhookSink()
@@ -34,7 +45,10 @@ const ordered = [...routes.filter((r) => r.method !== 'DELETE'), ...routes.filte
 /** Token ids for DELETE /admin/tokens/:id: throwaway ones, never the token the fuzz runs with. */
 function throwawayTokenIds(): string[] {
   const tokens = new Tokens(service.ctx)
-  const admin = service.ctx.col<MemberRecord>('member').all().find((m) => m.role === 'admin')!
+  const admin = service.ctx
+    .col<MemberRecord>('member')
+    .all()
+    .find((m) => m.role === 'admin')!
   return [tokens.create('v4_ro', admin.id, 'fuzz').id, tokens.create('v3', admin.id, 'fuzz').id]
 }
 

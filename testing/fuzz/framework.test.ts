@@ -54,7 +54,10 @@ describe('rejections before the handlers', () => {
   })
 
   it('answers a request head over the size Node accepts with a 4xx and the error body, and keeps serving', async () => {
-    const requests = [{ method: 'GET', path: `/api/v4/${service.workspace}/epics?fields=${'a'.repeat(20_000)}` }, { method: 'GET', path: `/api/v3/${'a'.repeat(20_000)}` }]
+    const requests = [
+      { method: 'GET', path: `/api/v4/${service.workspace}/epics?fields=${'a'.repeat(20_000)}` },
+      { method: 'GET', path: `/api/v3/${'a'.repeat(20_000)}` },
+    ]
     const answers = await Promise.all(requests.map((r) => client.send(r)))
     expect(await healthy(service)).toBe(true)
     await sweep(requests, (s) => s === 431 || s === 414)
@@ -63,19 +66,25 @@ describe('rejections before the handlers', () => {
 
   it('answers 413 with the error body to a JSON body over the limit (8 MiB), on every write route', async () => {
     const body = `{"name":"${'x'.repeat(8 * 1024 * 1024)}"}`
-    const requests = routes.filter((r) => WRITE_METHODS.has(r.method)).map((r) => ({ method: r.method, path: pathWith(r.url, '1', -1), body, contentType: 'application/json' }))
+    const requests = routes
+      .filter((r) => WRITE_METHODS.has(r.method))
+      .map((r) => ({ method: r.method, path: pathWith(r.url, '1', -1), body, contentType: 'application/json' }))
     expect(requests.length).toBeGreaterThan(40)
     await sweep(requests, (s) => s === 413)
   })
 
   it('answers 413 to an over-large body sent without a length (chunked)', async () => {
     const chunk = Buffer.alloc(1024 * 1024, 'x')
-    const body = Readable.from((function* () {
-      yield Buffer.from('{"name":"')
-      for (let i = 0; i < 9; i++) yield chunk
-      yield Buffer.from('"}')
-    })())
-    const res = await (await import('undici')).request(`${service.baseUrl}/api/v3/categories`, {
+    const body = Readable.from(
+      (function* () {
+        yield Buffer.from('{"name":"')
+        for (let i = 0; i < 9; i++) yield chunk
+        yield Buffer.from('"}')
+      })(),
+    )
+    const res = await (
+      await import('undici')
+    ).request(`${service.baseUrl}/api/v3/categories`, {
       method: 'POST',
       headers: { 'shortcut-token': service.tokens.v3, 'content-type': 'application/json' },
       body,
@@ -92,8 +101,20 @@ describe('rejections before the handlers', () => {
     try {
       const boundary = 'b0undary'
       const part = (name: string, size: number) =>
-        Buffer.concat([Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`), Buffer.alloc(size, 7), Buffer.from('\r\n')])
-      const upload = (parts: Buffer[]) => smallClient.send({ method: 'POST', path: '/api/v3/files', body: Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]), contentType: `multipart/form-data; boundary=${boundary}` })
+        Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+          ),
+          Buffer.alloc(size, 7),
+          Buffer.from('\r\n'),
+        ])
+      const upload = (parts: Buffer[]) =>
+        smallClient.send({
+          method: 'POST',
+          path: '/api/v3/files',
+          body: Buffer.concat([...parts, Buffer.from(`--${boundary}--\r\n`)]),
+          contentType: `multipart/form-data; boundary=${boundary}`,
+        })
       const atLimit = await upload([part('file0', 256 * 1024)])
       expect(atLimit.status).toBe(201)
       const over = await upload([part('file0', 10), part('file1', 256 * 1024 + 1)])
@@ -103,7 +124,12 @@ describe('rejections before the handlers', () => {
       // Nothing of the refused request was stored.
       const files = await smallClient.send({ method: 'GET', path: '/api/v3/files' })
       expect((files.json as unknown[]).length).toBe(small.ctx.col('file').count())
-      expect(small.ctx.col('file').all().filter((f) => (f as unknown as { name: string }).name === 'file0.bin')).toHaveLength(1)
+      expect(
+        small.ctx
+          .col('file')
+          .all()
+          .filter((f) => (f as unknown as { name: string }).name === 'file0.bin'),
+      ).toHaveLength(1)
     } finally {
       await smallClient.close()
       await small.close()
@@ -111,9 +137,20 @@ describe('rejections before the handlers', () => {
   })
 
   it('answers an unknown operation (path or method) with 404 and the error body', async () => {
-    const paths = ['/api/v3/nope', `/api/v4/${service.workspace}/nope/1`, '/api/v4/nope', '/media/nope', '/api/v3/epics/1/nope', '/nope', '/api/v3/../../etc/passwd']
+    const paths = [
+      '/api/v3/nope',
+      `/api/v4/${service.workspace}/nope/1`,
+      '/api/v4/nope',
+      '/media/nope',
+      '/api/v3/epics/1/nope',
+      '/nope',
+      '/api/v3/../../etc/passwd',
+    ]
     const methods = ['GET', 'POST', 'OPTIONS', 'PROPFIND', 'PATCH']
-    await sweep(paths.flatMap((path) => methods.map((method) => ({ method, path }))), (s) => s === 404)
+    await sweep(
+      paths.flatMap((path) => methods.map((method) => ({ method, path }))),
+      (s) => s === 404,
+    )
   })
 
   it('answers a truncated or malformed upload with a 4xx and the error body', async () => {
@@ -126,6 +163,9 @@ describe('rejections before the handlers', () => {
       [`${head}hello\r\n--${boundary}--\r\n`, 'multipart/form-data'],
       [`--${boundary}\r\nContent-Disposition: form-data; name="file0"; filename="a.txt"\r\n`, `multipart/form-data; boundary=${boundary}`],
     ]
-    await sweep(bodies.map(([body, contentType]) => ({ method: 'POST', path: '/api/v3/files', body, contentType })), (s) => s >= 400 && s < 500)
+    await sweep(
+      bodies.map(([body, contentType]) => ({ method: 'POST', path: '/api/v3/files', body, contentType })),
+      (s) => s >= 400 && s < 500,
+    )
   })
 })

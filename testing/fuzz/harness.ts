@@ -236,5 +236,8 @@ export function pathParams(url: string): PathParam[] {
 
 /** Ids currently stored, by kind (read from the database, not through the API). */
 export function storedIds(service: RunningService, kind: Kind): (string | number)[] {
-  return service.ctx.col(kind).all().map((r) => r.id)
+  return service.ctx
+    .col(kind)
+    .all()
+    .map((r) => r.id)
 }

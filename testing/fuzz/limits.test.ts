@@ -25,7 +25,9 @@ interface Row {
 }
 
 const writes = routes.filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method) && r.schema.body)
-const rows: Row[] = writes.flatMap((route) => stringFields(route.schema.body).flatMap(({ field, limit, plain }) => (limit === undefined ? [] : [{ route, field, limit, plain }])))
+const rows: Row[] = writes.flatMap((route) =>
+  stringFields(route.schema.body).flatMap(({ field, limit, plain }) => (limit === undefined ? [] : [{ route, field, limit, plain }])),
+)
 // The update body's secret is nullable without a maxLength: the handler checks it.
 const webhookUpdate = routes.find((r) => r.method === 'PUT' && r.url === '/api/v3/integrations/webhook/:id')!
 rows.push({ route: webhookUpdate, field: ['secret'], limit: WEBHOOK_SECRET_MAX, plain: true })
@@ -78,8 +80,18 @@ async function send(row: Row, value: string): Promise<{ answer: RawAnswer; excha
 const normalise = (key: string) => key.replace(/\[(\d+)\]/g, '.$1')
 
 // A webhook integration to update (none is seeded), disabled: nothing is delivered.
-const hook = await client.send({ method: 'POST', path: '/api/v3/integrations/webhook', body: JSON.stringify({ webhook_url: 'http://127.0.0.1:9/hook' }), contentType: 'application/json' })
-await client.send({ method: 'PUT', path: `/api/v3/integrations/webhook/${(hook.json as { id: number }).id}`, body: JSON.stringify({ disabled: true }), contentType: 'application/json' })
+const hook = await client.send({
+  method: 'POST',
+  path: '/api/v3/integrations/webhook',
+  body: JSON.stringify({ webhook_url: 'http://127.0.0.1:9/hook' }),
+  contentType: 'application/json',
+})
+await client.send({
+  method: 'PUT',
+  path: `/api/v3/integrations/webhook/${(hook.json as { id: number }).id}`,
+  body: JSON.stringify({ disabled: true }),
+  contentType: 'application/json',
+})
 
 describe('string limits of spec part 2 §8', () => {
   it('the table holds every limit the spec lists, on the operations that take it', () => {
@@ -105,12 +117,15 @@ describe('string limits of spec part 2 §8', () => {
     expect(errors, over.exchange).toContain(row.field.join('.'))
   })
 
-  it.each(rows.filter((r) => r.field.length === 1 && r.plain).map((r) => [label(r), r] as const))('%s counts characters, not UTF-16 units', async (_label, row) => {
-    // N emoji are N characters (2N UTF-16 units): accepted, as Ajv counts code points.
-    const emoji = text(row.limit, row.field, '😀')
-    const ok = await send(row, emoji)
-    expect(ok.answer.status, ok.exchange).toBeLessThan(300)
-  })
+  it.each(rows.filter((r) => r.field.length === 1 && r.plain).map((r) => [label(r), r] as const))(
+    '%s counts characters, not UTF-16 units',
+    async (_label, row) => {
+      // N emoji are N characters (2N UTF-16 units): accepted, as Ajv counts code points.
+      const emoji = text(row.limit, row.field, '😀')
+      const ok = await send(row, emoji)
+      expect(ok.answer.status, ok.exchange).toBeLessThan(300)
+    },
+  )
 })
 
 describe('bulk sizes', () => {
@@ -121,12 +136,22 @@ describe('bulk sizes', () => {
     const [list, schema] = Object.entries(route.schema.body!.properties ?? {}).find(([, s]) => s.type === 'array')!
     expect(schema.maxItems).toBe(BULK_MAX)
     const item = () => bodies.minimal(schema.items, list)
-    const over = await client.send({ method: route.method, path: bodies.path(route), body: JSON.stringify({ [list]: Array.from({ length: BULK_MAX + 1 }, item) }), contentType: 'application/json' })
+    const over = await client.send({
+      method: route.method,
+      path: bodies.path(route),
+      body: JSON.stringify({ [list]: Array.from({ length: BULK_MAX + 1 }, item) }),
+      contentType: 'application/json',
+    })
     expect(answerProblem(over)).toBeUndefined()
     expect(over.status).toBe(400)
     expect(Object.keys((over.json as { errors?: object }).errors ?? {})).toContain(list)
     if (route.method === 'POST') {
-      const at = await client.send({ method: route.method, path: bodies.path(route), body: JSON.stringify({ [list]: Array.from({ length: BULK_MAX }, item) }), contentType: 'application/json' })
+      const at = await client.send({
+        method: route.method,
+        path: bodies.path(route),
+        body: JSON.stringify({ [list]: Array.from({ length: BULK_MAX }, item) }),
+        contentType: 'application/json',
+      })
       expect(at.status, at.text.slice(0, 200)).toBe(201)
       const made = at.json as { entities: unknown[]; total_items?: number }
       expect(made.total_items ?? made.entities.length).toBe(BULK_MAX)
@@ -136,9 +161,15 @@ describe('bulk sizes', () => {
 
 describe('limits outside JSON bodies', () => {
   it('takes an external_link of exactly 2048 characters and refuses 2049 naming it', async () => {
-    const at = await client.send({ method: 'GET', path: `/api/v3/external-link/stories?external_link=${encodeURIComponent(text(LIMITS.externalLink, ['external_link']))}` })
+    const at = await client.send({
+      method: 'GET',
+      path: `/api/v3/external-link/stories?external_link=${encodeURIComponent(text(LIMITS.externalLink, ['external_link']))}`,
+    })
     expect(at.status).toBe(200)
-    const over = await client.send({ method: 'GET', path: `/api/v3/external-link/stories?external_link=${encodeURIComponent(text(LIMITS.externalLink + 1, ['external_link']))}` })
+    const over = await client.send({
+      method: 'GET',
+      path: `/api/v3/external-link/stories?external_link=${encodeURIComponent(text(LIMITS.externalLink + 1, ['external_link']))}`,
+    })
     expect(answerProblem(over)).toBeUndefined()
     expect(over.status).toBeGreaterThanOrEqual(400)
     expect(Object.keys((over.json as { errors?: object }).errors ?? {})).toContain('external_link')

@@ -36,7 +36,11 @@ const ODD: [string, string][] = [
 /** Free-text fields at the top of each single create or update body (bulk bodies reuse the same fields). */
 const rows = routes
   .filter((r) => ['POST', 'PUT', 'PATCH'].includes(r.method) && r.schema.body && !r.url.endsWith('/bulk'))
-  .flatMap((route) => stringFields(route.schema.body).filter((f) => f.plain && f.field.length === 1 && !/url|secret/.test(String(f.field[0]))).map((f) => ({ route, field: f.field })))
+  .flatMap((route) =>
+    stringFields(route.schema.body)
+      .filter((f) => f.plain && f.field.length === 1 && !/url|secret/.test(String(f.field[0])))
+      .map((f) => ({ route, field: f.field })),
+  )
 
 /** Where the written entity is read back: the same path for updates, the new id under the list for creates. */
 function readBack(route: RouteInfo, path: string, answer: unknown): string | undefined {
@@ -66,7 +70,12 @@ describe('odd Unicode in free-text fields', () => {
 
   it.each(rows.map((r) => [`${r.route.method} ${r.route.url} ${r.field.join('.')}`, r] as const))('%s', async (_label, { route, field }) => {
     // The same request with plain text succeeds, so a refusal below is about the text.
-    const control = { method: route.method, path: bodies.path(route), body: JSON.stringify(bodies.with(route, field as FieldPath, `plain ${Math.random()}`)), contentType: 'application/json' }
+    const control = {
+      method: route.method,
+      path: bodies.path(route),
+      body: JSON.stringify(bodies.with(route, field as FieldPath, `plain ${Math.random()}`)),
+      contentType: 'application/json',
+    }
     const plain = await client.send(control)
     expect(plain.status, describeExchange(control, plain)).toBeLessThan(300)
     const failures: string[] = []

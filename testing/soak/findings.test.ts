@@ -203,7 +203,9 @@ describe('an objective naming a category whose rename reached the service unhear
     const categories = (await admin.get('/categories')).body as { id: number; name: string }[]
     expect(categories.filter((c) => c.name === category.name)).toEqual([])
     expect(categories.find((c) => c.id === category.id)?.name).toBe('Renamed after')
-    const made = ((await admin.get('/objectives')).body as { id: number; name: string; categories: { id: number }[] }[]).filter((o) => o.name === 'Named before the rename')
+    const made = ((await admin.get('/objectives')).body as { id: number; name: string; categories: { id: number }[] }[]).filter(
+      (o) => o.name === 'Named before the rename',
+    )
     expect(made.map((o) => o.categories.map((c) => c.id))).toEqual([[category.id]])
     expect(String(await resolveId(db, 'objective', objective))).toBe(String(made[0].id))
   })

@@ -24,7 +24,17 @@ export const TAG_FIELD: Record<Kind, string> = {
   label: 'name',
 }
 
-const TAG_LETTER: Record<Kind, string> = { epic: 'e', comment: 'c', health: 'h', doc: 'd', file: 'f', linkedFile: 'l', category: 'k', objective: 'o', label: 'b' }
+const TAG_LETTER: Record<Kind, string> = {
+  epic: 'e',
+  comment: 'c',
+  health: 'h',
+  doc: 'd',
+  file: 'f',
+  linkedFile: 'l',
+  category: 'k',
+  objective: 'o',
+  label: 'b',
+}
 
 /** The tag at the start of a text, if any. */
 export function tagOf(value: unknown): string | null {

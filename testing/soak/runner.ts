@@ -319,7 +319,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (chance(0.2)) f.owner_ids = m.owner_ids = sample(members, 2)
     if (chance(0.1)) f.follower_ids = m.follower_ids = sample(members, 2)
     if (chance(0.08) && members.length > 0) f.requested_by_id = m.requested_by_id = pick(members)
-    if (chance(0.15)) f.group_ids = m.group_ids = sample((await db.groups.toArray()).filter((g) => !g.archived).map((g) => g.id as string), 2)
+    if (chance(0.15))
+      f.group_ids = m.group_ids = sample(
+        (await db.groups.toArray()).filter((g) => !g.archived).map((g) => g.id as string),
+        2,
+      )
     if (chance(0.1)) f.deadline = m.deadline = chance(0.25) ? null : day()
     if (chance(0.1)) f.planned_start_date = m.planned_start_date = chance(0.25) ? null : day()
     if (chance(0.15)) {
@@ -924,7 +928,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         if (shared.net.online) return
         const byRef = new Map(model.live('label', (e) => e.tag !== null && !taken.has(e.key)).map((e) => [e.ref, e]))
         const r = pick(
-          (await outboxRecords(life.db, ['pending']).catch(() => [])).filter((x) => x.kind === 'label' && x.op === 'create' && x.attempts === 0 && byRef.has(x.entityId)),
+          (await outboxRecords(life.db, ['pending']).catch(() => [])).filter(
+            (x) => x.kind === 'label' && x.op === 'create' && x.attempts === 0 && byRef.has(x.entityId),
+          ),
         )
         if (!r) return
         const ours = byRef.get(r.entityId)!
@@ -944,8 +950,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         const busy = new Set(all.filter((x) => x.state !== 'pending').map((x) => `${x.kind}|${x.entityId}`))
         const r = pick(
           all.filter(
-            (x) => x.state === 'pending' && x.op === 'update' && x.attempts === 0 && !isLocalId(x.entityId) && !busy.has(`${x.kind}|${x.entityId}`) &&
-              RENAMED[x.kind as Kind] !== undefined && RENAMED[x.kind as Kind]! in x.payload,
+            (x) =>
+              x.state === 'pending' &&
+              x.op === 'update' &&
+              x.attempts === 0 &&
+              !isLocalId(x.entityId) &&
+              !busy.has(`${x.kind}|${x.entityId}`) &&
+              RENAMED[x.kind as Kind] !== undefined &&
+              RENAMED[x.kind as Kind]! in x.payload,
           ),
         )
         if (!r) return
@@ -1068,7 +1080,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         continue
       }
       stuck++
-      details.push(`stuck: #${r.seq} ${r.op} ${r.kind} ${r.entityId} ${r.state}: ${r.error?.message ?? JSON.stringify(r.conflict?.fields ?? r.conflict)} payload ${JSON.stringify(r.payload)} journal ${JSON.stringify(r.journal ?? [])}`)
+      details.push(
+        `stuck: #${r.seq} ${r.op} ${r.kind} ${r.entityId} ${r.state}: ${r.error?.message ?? JSON.stringify(r.conflict?.fields ?? r.conflict)} payload ${JSON.stringify(r.payload)} journal ${JSON.stringify(r.journal ?? [])}`,
+      )
       if (r.state === 'failed') await life.actions.discard(r.seq!)
       else await life.actions.resolveConflict(r.seq!, 'mine')
     }
@@ -1078,7 +1092,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   if (left.pending > 0) {
     details.push(`stuck: ${left.pending} records still to send after 100 passes`)
     for (const r of await outboxRecords(life.db, ['pending', 'in-flight'])) {
-      details.push(`stuck: #${r.seq} ${r.op} ${r.kind} ${r.entityId} ${r.state} (${r.attempts} attempts) params ${JSON.stringify(r.params ?? {})} payload ${JSON.stringify(r.payload)}`)
+      details.push(
+        `stuck: #${r.seq} ${r.op} ${r.kind} ${r.entityId} ${r.state} (${r.attempts} attempts) params ${JSON.stringify(r.params ?? {})} payload ${JSON.stringify(r.payload)}`,
+      )
     }
   }
   stuck += left.pending
@@ -1144,4 +1160,3 @@ async function compareCache(life: Life, model: Model): Promise<SoakReport['cache
   }
   return out
 }
-

@@ -31,11 +31,18 @@ describe('what the status bar says', () => {
   })
 
   it('says going offline and coming back once each, with what is to be sent', () => {
-    expect(heard({}, { online: false }, { online: false, pending: 1 }, { online: false, pending: 2 }, { online: true, pending: 2 }, { pending: 1 }, { pending: 0 }, {})).toEqual([
-      OFFLINE_WORDS,
-      'Back online: sending 2 changes',
-      '2 changes sent',
-    ])
+    expect(
+      heard(
+        {},
+        { online: false },
+        { online: false, pending: 1 },
+        { online: false, pending: 2 },
+        { online: true, pending: 2 },
+        { pending: 1 },
+        { pending: 0 },
+        {},
+      ),
+    ).toEqual([OFFLINE_WORDS, 'Back online: sending 2 changes', '2 changes sent'])
   })
 
   it('says a window opened offline is offline', () => {
@@ -55,9 +62,13 @@ describe('what the status bar says', () => {
   })
 
   it('says a failed sync once, and not while offline', () => {
-    expect(heard({}, { syncProblem: 'Could not reach the service' }, { syncProblem: 'Could not reach the service' }, { online: false, syncProblem: 'Could not reach the service' })).toEqual([
-      'Sync failed: Could not reach the service',
-      OFFLINE_WORDS,
-    ])
+    expect(
+      heard(
+        {},
+        { syncProblem: 'Could not reach the service' },
+        { syncProblem: 'Could not reach the service' },
+        { online: false, syncProblem: 'Could not reach the service' },
+      ),
+    ).toEqual(['Sync failed: Could not reach the service', OFFLINE_WORDS])
   })
 })

@@ -41,14 +41,68 @@ function startNew(kind: 'epic' | 'doc'): void {
 export const COMMANDS: Command[] = [
   { id: 'go-epics', title: 'Go to Epics', group: 'Go to', icon: 'epic', shortcut: 'g e', available: signedIn, run: () => router.go('#/epics') },
   { id: 'go-docs', title: 'Go to Docs', group: 'Go to', icon: 'doc', shortcut: 'g d', available: signedIn, run: () => router.go('#/docs') },
-  { id: 'go-files', title: 'Go to Files', group: 'Go to', icon: 'file', shortcut: 'g f', keywords: 'uploads attachments', available: signedIn, run: () => router.go('#/files') },
-  { id: 'go-objectives', title: 'Go to Objectives', group: 'Go to', icon: 'target', shortcut: 'g o', keywords: 'browse milestones', available: signedIn, run: () => router.go('#/browse/objectives') },
-  { id: 'go-categories', title: 'Go to Categories', group: 'Go to', icon: 'folder', shortcut: 'g c', keywords: 'browse', available: signedIn, run: () => router.go('#/browse/categories') },
-  { id: 'go-teams', title: 'Go to Teams', group: 'Go to', icon: 'users', shortcut: 'g t', keywords: 'browse groups', available: signedIn, run: () => router.go('#/browse/teams') },
-  { id: 'go-settings', title: 'Workspaces and settings', group: 'Workspace', icon: 'settings', shortcut: 'g s', keywords: 'preferences accounts token keychain', available: signedIn, run: () => router.go('#/settings') },
+  {
+    id: 'go-files',
+    title: 'Go to Files',
+    group: 'Go to',
+    icon: 'file',
+    shortcut: 'g f',
+    keywords: 'uploads attachments',
+    available: signedIn,
+    run: () => router.go('#/files'),
+  },
+  {
+    id: 'go-objectives',
+    title: 'Go to Objectives',
+    group: 'Go to',
+    icon: 'target',
+    shortcut: 'g o',
+    keywords: 'browse milestones',
+    available: signedIn,
+    run: () => router.go('#/browse/objectives'),
+  },
+  {
+    id: 'go-categories',
+    title: 'Go to Categories',
+    group: 'Go to',
+    icon: 'folder',
+    shortcut: 'g c',
+    keywords: 'browse',
+    available: signedIn,
+    run: () => router.go('#/browse/categories'),
+  },
+  {
+    id: 'go-teams',
+    title: 'Go to Teams',
+    group: 'Go to',
+    icon: 'users',
+    shortcut: 'g t',
+    keywords: 'browse groups',
+    available: signedIn,
+    run: () => router.go('#/browse/teams'),
+  },
+  {
+    id: 'go-settings',
+    title: 'Workspaces and settings',
+    group: 'Workspace',
+    icon: 'settings',
+    shortcut: 'g s',
+    keywords: 'preferences accounts token keychain',
+    available: signedIn,
+    run: () => router.go('#/settings'),
+  },
 
   { id: 'new-epic', title: 'New epic', group: 'Create', icon: 'plus', shortcut: 'c', keywords: 'create add', available: writable, run: () => startNew('epic') },
-  { id: 'new-doc', title: 'New doc', group: 'Create', icon: 'plus', shortcut: 'Shift+C', keywords: 'create add write document', available: writable, run: () => startNew('doc') },
+  {
+    id: 'new-doc',
+    title: 'New doc',
+    group: 'Create',
+    icon: 'plus',
+    shortcut: 'Shift+C',
+    keywords: 'create add write document',
+    available: writable,
+    run: () => startNew('doc'),
+  },
 
   {
     id: 'sync-now',
@@ -79,7 +133,16 @@ export const COMMANDS: Command[] = [
       notices.show(metered.on ? 'Metered mode: Outpost sends your changes and fetches what you open, nothing else' : 'Metered mode off: Outpost syncs as usual')
     },
   },
-  { id: 'toggle-pending', title: 'Show or hide pending changes', group: 'Sync', icon: 'inbox', shortcut: 'g p', keywords: 'outbox queue failed conflicts offline', available: signedIn, run: () => ui.togglePending() },
+  {
+    id: 'toggle-pending',
+    title: 'Show or hide pending changes',
+    group: 'Sync',
+    icon: 'inbox',
+    shortcut: 'g p',
+    keywords: 'outbox queue failed conflicts offline',
+    available: signedIn,
+    run: () => ui.togglePending(),
+  },
 
   {
     id: 'export-workspace',
@@ -92,9 +155,16 @@ export const COMMANDS: Command[] = [
       if (w) void workspaceExport.start(w, session.bridge)
     },
   },
-  { id: 'add-workspace', title: 'Add a workspace…', group: 'Workspace', icon: 'plus', keywords: 'sign in account token', run: () => {
+  {
+    id: 'add-workspace',
+    title: 'Add a workspace…',
+    group: 'Workspace',
+    icon: 'plus',
+    keywords: 'sign in account token',
+    run: () => {
       session.adding = true
-    } },
+    },
+  },
   {
     id: 'restart-to-update',
     title: 'Restart to update',
@@ -104,12 +174,20 @@ export const COMMANDS: Command[] = [
     available: () => updates.ready,
     run: () => updates.restart().catch((e: unknown) => void notices.show(messageOf(e), 'error')),
   },
-  { id: 'report-problem', title: 'Report a problem…', group: 'Help', icon: 'alert', keywords: 'bug crash feedback support logs diagnostics', run: (w) => void reportProblem(w) },
+  {
+    id: 'report-problem',
+    title: 'Report a problem…',
+    group: 'Help',
+    icon: 'alert',
+    keywords: 'bug crash feedback support logs diagnostics',
+    run: (w) => void reportProblem(w),
+  },
   { id: 'shortcuts', title: 'Keyboard shortcuts', group: 'Help', icon: 'command', shortcut: '?', keywords: 'keys help', run: () => ui.openPalette('?') },
 ]
 
 /** An epic is open and may be changed: the epic's single-key actions apply to it. */
-const onWritableEpic = (w: OpenWorkspace | undefined) => writable(w) && router.route.section === 'epics' && router.route.id !== undefined && router.route.id !== 'new'
+const onWritableEpic = (w: OpenWorkspace | undefined) =>
+  writable(w) && router.route.section === 'epics' && router.route.id !== undefined && router.route.id !== 'new'
 
 const EPIC_ICONS: Record<EpicAction, IconName> = { state: 'layers', owners: 'user', labels: 'tag', health: 'pulse', description: 'edit', archive: 'archive' }
 
@@ -177,7 +255,8 @@ export function runCommand(id: string, workspace: OpenWorkspace | undefined): vo
   const command = commandById(id)
   if (!command) return
   if (command.available && !command.available(workspace)) {
-    if (command.available === writable && workspace && !workspace.canWrite) notices.show(workspace.access.reason ?? 'This workspace is read-only for you.', 'error')
+    if (command.available === writable && workspace && !workspace.canWrite)
+      notices.show(workspace.access.reason ?? 'This workspace is read-only for you.', 'error')
     return
   }
   void command.run(workspace)

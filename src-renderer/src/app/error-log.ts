@@ -17,8 +17,10 @@ export function reportUncaughtErrors(bridge: Bridge, target: Window = window, no
     if (++sent > PER_MINUTE) return
     void bridge.call('outpost:log.report', { level: 'error', message: message.slice(0, 8000) || 'An error without a message' }).catch(() => undefined)
   }
-  const onError = (event: ErrorEvent) => send(event.error instanceof Error ? (event.error.stack ?? event.error.message) : `${event.message} (${event.filename}:${event.lineno})`)
-  const onRejection = (event: PromiseRejectionEvent) => send(`Unhandled rejection: ${event.reason instanceof Error ? (event.reason.stack ?? event.reason.message) : String(event.reason)}`)
+  const onError = (event: ErrorEvent) =>
+    send(event.error instanceof Error ? (event.error.stack ?? event.error.message) : `${event.message} (${event.filename}:${event.lineno})`)
+  const onRejection = (event: PromiseRejectionEvent) =>
+    send(`Unhandled rejection: ${event.reason instanceof Error ? (event.reason.stack ?? event.reason.message) : String(event.reason)}`)
   target.addEventListener('error', onError)
   target.addEventListener('unhandledrejection', onRejection)
   return () => {

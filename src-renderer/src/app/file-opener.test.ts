@@ -88,7 +88,10 @@ describe('workspaceFiles', () => {
     expect(zip.shown.map((s) => [s.how, s.name])).toEqual([['save', 'all.zip']])
     const blocked = recordingShow(false)
     await workspaceFiles(bridge, blocked.show).open(content('image/png'), file('chart.png', 'image/png'))
-    expect(blocked.shown.map((s) => [s.how, s.name])).toEqual([['preview', undefined], ['save', 'chart.png']])
+    expect(blocked.shown.map((s) => [s.how, s.name])).toEqual([
+      ['preview', undefined],
+      ['save', 'chart.png'],
+    ])
   })
 
   it('has nothing to open for a file that has not been uploaded yet', async () => {

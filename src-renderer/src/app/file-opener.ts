@@ -73,7 +73,10 @@ export interface OpenedFiles extends Required<WorkspaceFiles> {
 export function workspaceFiles(bridge: Pick<Bridge, 'call'>, show: BrowserShow = pageShow): OpenedFiles {
   /** The bytes, or their first `maxBytes` (a text preview): the Blob is smaller than `content.size` then. */
   const read = async (content: CachedFileContent, options: { maxBytes?: number } = {}): Promise<Blob> => {
-    const answer = await bridge.call('outpost:files.read', { fileId: serviceIdOf(content), ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }) })
+    const answer = await bridge.call('outpost:files.read', {
+      fileId: serviceIdOf(content),
+      ...(options.maxBytes !== undefined && { maxBytes: options.maxBytes }),
+    })
     return new Blob([answer.bytes as Uint8Array<ArrayBuffer>], { type: content.contentType || answer.contentType })
   }
 

@@ -39,7 +39,10 @@ class Leave {
         forgetPendingDrafts(name)
         await Dexie.delete(name)
       }
-      notices.show(leaving.how === 'remove' ? `Removed ${leaving.account.workspaceName} from this computer` : `Signed out of ${leaving.account.workspaceName}`, 'success')
+      notices.show(
+        leaving.how === 'remove' ? `Removed ${leaving.account.workspaceName} from this computer` : `Signed out of ${leaving.account.workspaceName}`,
+        'success',
+      )
       this.asking = null
     } catch (error) {
       notices.show(`Could not ${leaving.how === 'remove' ? 'remove' : 'sign out of'} ${leaving.account.workspaceName}: ${messageOf(error)}`, 'error')

@@ -26,7 +26,10 @@ export async function openItemLink(text: string): Promise<boolean> {
   if (!session.current || !named(session.current.workspaceSlug)) {
     const other = session.accounts.find((a) => named(a.workspaceSlug))
     if (!other) {
-      notices.show(`That link is to the workspace “${link.workspace}”, which Outpost is not signed in to: add it in Settings, then open the link again.`, 'error')
+      notices.show(
+        `That link is to the workspace “${link.workspace}”, which Outpost is not signed in to: add it in Settings, then open the link again.`,
+        'error',
+      )
       return true
     }
     try {

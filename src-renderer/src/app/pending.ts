@@ -63,7 +63,13 @@ export const FIELD_LABEL: Record<string, string> = {
 }
 
 export function fieldLabel(field: string): string {
-  return FIELD_LABEL[field] ?? field.replace(/_ids?$/, '').replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase())
+  return (
+    FIELD_LABEL[field] ??
+    field
+      .replace(/_ids?$/, '')
+      .replace(/_/g, ' ')
+      .replace(/^./, (c) => c.toUpperCase())
+  )
 }
 
 function actionOf(r: OutboxRecord): string {
@@ -172,12 +178,15 @@ const LOOKUP_OF: Record<string, keyof Lookups> = {
 export function describeValue(field: string, value: unknown, names?: Lookups): string {
   if (value === null || value === undefined || value === '') return '—'
   const table = names && LOOKUP_OF[field] ? names[LOOKUP_OF[field]] : undefined
-  const one = (v: unknown) => (table?.get(String(v)) ?? String(v))
+  const one = (v: unknown) => table?.get(String(v)) ?? String(v)
   if (Array.isArray(value)) return value.length ? value.map(one).join(', ') : '—'
   if (typeof value === 'boolean') return value ? 'Yes' : 'No'
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}(T|$)/.test(value)) {
     const date = new Date(value)
-    if (!Number.isNaN(date.getTime())) return value.length <= 10 || /T00:00:00(\.000)?Z$/.test(value) ? date.toLocaleDateString(undefined, { dateStyle: 'medium', timeZone: 'UTC' }) : date.toLocaleString()
+    if (!Number.isNaN(date.getTime()))
+      return value.length <= 10 || /T00:00:00(\.000)?Z$/.test(value)
+        ? date.toLocaleDateString(undefined, { dateStyle: 'medium', timeZone: 'UTC' })
+        : date.toLocaleString()
   }
   if (typeof value === 'object') return JSON.stringify(value)
   return one(value)

@@ -22,7 +22,7 @@ function failures(transport: Transport, n: number): { transport: Transport; reac
   const done = new Promise<void>((resolve) => (reached = resolve))
   const counted: Transport = {
     ...transport,
-    call: <T,>(operation: OperationName, request?: OperationRequest) =>
+    call: <T>(operation: OperationName, request?: OperationRequest) =>
       transport.call<T>(operation, request).catch((error: unknown): never => {
         if (++failed >= n) reached()
         throw error
@@ -39,7 +39,12 @@ describe('replay, as the engine runs it', () => {
     service.setFaults({ dropRate: 1 })
     const { transport, reached } = failures(kit.transport, 1)
     // A wait between attempts far longer than the test may take: only a wake ends it.
-    const engine = startDataLayer({ db, transport, replay: replayFor(db, transport, undefined, { baseMs: 600_000, maxMs: 600_000 }), sync: { fileBudgetBytes: 0 } })
+    const engine = startDataLayer({
+      db,
+      transport,
+      replay: replayFor(db, transport, undefined, { baseMs: 600_000, maxMs: 600_000 }),
+      sync: { fileBudgetBytes: 0 },
+    })
     const pass = engine.replay()
     await reached
     expect(await outboxRecords(db)).toHaveLength(1)
@@ -48,7 +53,9 @@ describe('replay, as the engine runs it', () => {
     await engine.replay()
     await pass
     expect(await outboxStatus(db)).toMatchObject({ pending: 0, failed: 0 })
-    expect((await kit.service.app.inject({ method: 'GET', url: `/api/v3/epics/${epic.id}`, headers: { 'shortcut-token': service.tokens.v3 } })).json().name).toBe('Sent when asked')
+    expect(
+      (await kit.service.app.inject({ method: 'GET', url: `/api/v3/epics/${epic.id}`, headers: { 'shortcut-token': service.tokens.v3 } })).json().name,
+    ).toBe('Sent when asked')
     await engine.stop()
   })
 })

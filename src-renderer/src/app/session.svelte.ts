@@ -26,7 +26,10 @@ export function isDemoAccount(account: Pick<AccountInfo, 'baseUrl' | 'workspaceS
  */
 function rememberedAccount(): AccountInfo | null {
   const a = readStoredJson(LAST_ACCOUNT_KEY) as Partial<AccountInfo> | null | undefined
-  const ok = a && ['id', 'baseUrl', 'workspaceSlug', 'workspaceName', 'memberId', 'memberName', 'addedAt'].every((k) => typeof a[k as keyof AccountInfo] === 'string') && (a.tokenKind === 'v4' || a.tokenKind === 'v3')
+  const ok =
+    a &&
+    ['id', 'baseUrl', 'workspaceSlug', 'workspaceName', 'memberId', 'memberName', 'addedAt'].every((k) => typeof a[k as keyof AccountInfo] === 'string') &&
+    (a.tokenKind === 'v4' || a.tokenKind === 'v3')
   return ok ? (a as AccountInfo) : null
 }
 

@@ -6,7 +6,9 @@ export function updateLine(state: UpdateState | null): string {
   if (!state) return 'Checking…'
   switch (state.status) {
     case 'off':
-      return state.off === 'browser' ? 'The browser host does not update itself: update the project to get a newer Outpost.' : 'This development build does not update itself.'
+      return state.off === 'browser'
+        ? 'The browser host does not update itself: update the project to get a newer Outpost.'
+        : 'This development build does not update itself.'
     case 'idle':
       return state.checkedAt ? 'Outpost is up to date.' : 'Outpost looks for updates a little after it starts, then every few hours.'
     case 'checking':

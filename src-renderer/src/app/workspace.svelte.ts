@@ -143,7 +143,8 @@ export class OpenWorkspace implements Workspace {
       tablesSource(this.db, [{ table: 'outbox' }, metaRow(PAUSE_KEY)], () => outboxStatus(this.db))({
         next: (status) => {
           this.outbox = status
-          if (status.paused?.reason === 'read-only' && this.access.canWrite) void this.setAccess({ canWrite: false, reason: status.paused.message, checkedAt: Date.now() })
+          if (status.paused?.reason === 'read-only' && this.access.canWrite)
+            void this.setAccess({ canWrite: false, reason: status.paused.message, checkedAt: Date.now() })
         },
         error: (error) => console.error('Outpost: outbox status', error),
       }),
@@ -161,7 +162,8 @@ export class OpenWorkspace implements Workspace {
       .catch(() => undefined)
 
     // Who "me" is, so a comment written offline shows its author before replay has asked the service.
-    if (!(await this.db.meta.get('outbox:me').catch(() => undefined))) await this.db.meta.put({ key: 'outbox:me', value: this.account.memberId }).catch(() => undefined)
+    if (!(await this.db.meta.get('outbox:me').catch(() => undefined)))
+      await this.db.meta.put({ key: 'outbox:me', value: this.account.memberId }).catch(() => undefined)
     const saved = (await this.db.meta.get(ACCESS_KEY).catch(() => undefined))?.value as Access | undefined
     if (saved && !this.closed) this.access = saved
     void this.checkAccess()
@@ -239,13 +241,19 @@ export class OpenWorkspace implements Workspace {
       if (this.account.tokenKind !== 'v4') return
       // The token's scopes as the sign-in's check found them (a token's never change); asked again only for an
       // account added before they were kept.
-      const scopes = this.account.scopes ?? (await this.transport.call<{ authorization?: { scopes?: string[] } }>('whoami', { lane: 'user-read' }))?.authorization?.scopes
+      const scopes =
+        this.account.scopes ?? (await this.transport.call<{ authorization?: { scopes?: string[] } }>('whoami', { lane: 'user-read' }))?.authorization?.scopes
       let access: Access = { canWrite: true, checkedAt: Date.now() }
       if (Array.isArray(scopes) && !scopes.includes('write')) {
-        access = { canWrite: false, reason: 'This workspace was added with a read-only API token: you can read everything, but not change it.', checkedAt: Date.now() }
+        access = {
+          canWrite: false,
+          reason: 'This workspace was added with a read-only API token: you can read everything, but not change it.',
+          checkedAt: Date.now(),
+        }
       } else {
         const me = await this.db.members.get(this.account.memberId)
-        if (me?.role === 'observer') access = { canWrite: false, reason: 'You are an Observer in this workspace: you can read everything, but not change it.', checkedAt: Date.now() }
+        if (me?.role === 'observer')
+          access = { canWrite: false, reason: 'You are an Observer in this workspace: you can read everything, but not change it.', checkedAt: Date.now() }
       }
       await this.setAccess(access)
     } catch {

@@ -17,17 +17,7 @@ import { journaledTransaction, journalIdsOf, journalInside, journalRecordOf, Kep
 import { discardRecord, resolveConflict, retryRecord, type ConflictChoice } from './outbox/records.ts'
 import { UnreadableFile, type FileOnDisk, type Transport } from './transport.ts'
 import { isQuotaError, StorageFullError, WRITE_NOT_SAVED_MESSAGE } from './storage-full.ts'
-import type {
-  CachedComment,
-  CachedDocEpic,
-  CachedEpic,
-  CachedHealth,
-  CachedLabel,
-  CachedLinkedFile,
-  CachedObjective,
-  EntityId,
-  EntityKind,
-} from './types.ts'
+import type { CachedComment, CachedDocEpic, CachedEpic, CachedHealth, CachedLabel, CachedLinkedFile, CachedObjective, EntityId, EntityKind } from './types.ts'
 
 export const READ_ONLY_MESSAGE =
   'This account signs in with a read-only API token (svc_ro_…), so changes cannot be made and nothing was queued. ' +
@@ -38,8 +28,7 @@ export const DESCRIPTION_NOT_LOADED =
   "This epic's description is not downloaded yet, so it cannot be edited: it comes when the epic is opened online, or with the next sync."
 
 /** A partial doc (stored from the v3 list, its text not downloaded yet): the user is told why it cannot be edited. */
-export const DOC_NOT_LOADED =
-  "This doc's text is not downloaded yet, so it cannot be edited: it comes when the doc is opened online, or with the next sync."
+export const DOC_NOT_LOADED = "This doc's text is not downloaded yet, so it cannot be edited: it comes when the doc is opened online, or with the next sync."
 
 /**
  * A write refused before it was queued: read-only token, unknown entity, a field the API does not take, a field whose
@@ -132,7 +121,13 @@ const READY_WAIT_MS = 3000
 const settledWithin = (task: Promise<unknown>, ms: number): Promise<void> => {
   let timer: ReturnType<typeof setTimeout> | undefined
   const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))
-  return Promise.race([task.then(() => undefined, () => undefined), waited]).finally(() => clearTimeout(timer))
+  return Promise.race([
+    task.then(
+      () => undefined,
+      () => undefined,
+    ),
+    waited,
+  ]).finally(() => clearTimeout(timer))
 }
 
 export function outboxActions(options: ActionsOptions) {
@@ -275,8 +270,7 @@ export function outboxActions(options: ActionsOptions) {
   return {
     // ---- epics ----
     createEpic: (fields: EpicFields & { name: string }) => write(async () => create('epic', await epicFields(fields))),
-    updateEpic: (epicId: EntityId, fields: EpicFields) =>
-      write(async () => update('epic', epicId, await epicFields(fields), 'Epic')),
+    updateEpic: (epicId: EntityId, fields: EpicFields) => write(async () => update('epic', epicId, await epicFields(fields), 'Epic')),
     archiveEpic: (epicId: EntityId) => write(() => update('epic', epicId, { archived: true }, 'Epic')),
     unarchiveEpic: (epicId: EntityId) => write(() => update('epic', epicId, { archived: false }, 'Epic')),
     deleteEpic: (epicId: EntityId) => write(() => remove('epic', epicId, 'Epic')),
@@ -412,7 +406,11 @@ const typedEpic = (id: string): EntityId => (isLocalId(id) ? id : Number(id))
 const typedComment = typedEpic
 
 function defined(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined).map(([k, v]) => [k, plain(v)]))
+  return Object.fromEntries(
+    Object.entries(fields)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, plain(v)]),
+  )
 }
 
 /**

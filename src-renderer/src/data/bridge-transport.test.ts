@@ -48,7 +48,12 @@ describe('bridgeTransport', () => {
       .call('epics.update', { params: { id: 1 }, body: { name: 'x' } })
       .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TransportError)
-    expect((error as TransportError).failure).toEqual({ kind: 'http', status: 422, message: 'name is too long', errors: { name: 'must be at most 256 characters' } })
+    expect((error as TransportError).failure).toEqual({
+      kind: 'http',
+      status: 422,
+      message: 'name is too long',
+      errors: { name: 'must be at most 256 characters' },
+    })
   })
 
   it('reports upload progress of its own upload only, and stops listening after', async () => {
@@ -86,7 +91,9 @@ describe('bridgeTransport', () => {
     const unreadable = await transport.stage({ path: '/x/pipe', name: 'pipe' }).catch((e: unknown) => e)
     expect(unreadable).toBeInstanceOf(UnreadableFile)
     expect((unreadable as UnreadableFile).message).toBe(message)
-    await expect(transport.stage({ path: '/x/a.txt', name: 'a.txt' })).rejects.toMatchObject({ failure: { kind: 'auth', message: 'No workspace is set up yet.' } })
+    await expect(transport.stage({ path: '/x/a.txt', name: 'a.txt' })).rejects.toMatchObject({
+      failure: { kind: 'auth', message: 'No workspace is set up yet.' },
+    })
   })
 
   it('sweeps staged copies through the main side, keeping the ones named', async () => {
@@ -116,7 +123,11 @@ describe('bridgeTransport', () => {
 
   it('downloads through the main side with the address and name the file row has, and names the content type from the file name', async () => {
     const { bridge, calls } = fakeBridge({ 'outpost:files.download': () => ({ path: '/cache/acc/7/chart.png', bytes: 2048 }) })
-    await expect(bridgeTransport(bridge).download(7, 'http://127.0.0.1:9/media/7/chart.png', 'chart.png')).resolves.toEqual({ path: '/cache/acc/7/chart.png', size: 2048, contentType: 'image/png' })
+    await expect(bridgeTransport(bridge).download(7, 'http://127.0.0.1:9/media/7/chart.png', 'chart.png')).resolves.toEqual({
+      path: '/cache/acc/7/chart.png',
+      size: 2048,
+      contentType: 'image/png',
+    })
     expect(calls[0].request).toMatchObject({ fileId: 7, known: { url: 'http://127.0.0.1:9/media/7/chart.png', name: 'chart.png' } })
     expect(contentTypeOf('/x/README')).toBe('application/octet-stream')
   })

@@ -20,7 +20,8 @@ export function failureOfIpc(error: IpcError): OperationFailure {
     }
     case 'account':
       // No usable token (missing from the keychain, rejected): like a 401, replay waits for a new one.
-      if (error.kind === 'bad-token' || error.kind === 'token-missing' || error.kind === 'missing-token') return { kind: 'auth', message: error.message, status: error.status ?? 401 }
+      if (error.kind === 'bad-token' || error.kind === 'token-missing' || error.kind === 'missing-token')
+        return { kind: 'auth', message: error.message, status: error.status ?? 401 }
       if (error.kind === 'unreachable') return { kind: 'network', message: error.message }
       if (error.kind === 'insecure-url') return { kind: 'insecure', message: error.message }
       if (error.kind === 'bad-url') return { kind: 'bad-url', message: error.message }
@@ -51,11 +52,17 @@ function rethrow(error: unknown): never {
  */
 export async function fileOnDisk(bridge: Pick<Bridge, 'pathForFile'>, file: File): Promise<FileOnDisk> {
   const path = await bridge.pathForFile(file)
-  if (!path) throw new TransportError({ kind: 'http', status: 400, message: `${file.name} has no path on disk (a file from another app or a web page?): save it to a folder first, then drop it here.` })
+  if (!path)
+    throw new TransportError({
+      kind: 'http',
+      status: 400,
+      message: `${file.name} has no path on disk (a file from another app or a web page?): save it to a folder first, then drop it here.`,
+    })
   return { path, name: file.name }
 }
 
-const newId = (): string => (typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`)
+const newId = (): string =>
+  typeof crypto !== 'undefined' && 'randomUUID' in crypto ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`
 
 export function bridgeTransport(bridge: Bridge): Transport {
   return {

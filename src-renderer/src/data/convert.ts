@@ -103,7 +103,15 @@ export const EPIC_V4_PAGE_FIELDS = ['id', 'updated_at', 'description', 'comments
  * list's excerpts and editing (offline too) read; the reader shows the service's HTML, which comes when a
  * doc is opened (refreshDoc), and the Markdown until then. Both would be twice the bytes of every doc.
  */
-export const DOC_V4_PAGE_FIELDS = ['id', 'title', 'content_markdown', 'archived', 'creator', 'created_at', 'updated_at'] as const satisfies readonly (typeof DOC_V4_FIELDS)[number][]
+export const DOC_V4_PAGE_FIELDS = [
+  'id',
+  'title',
+  'content_markdown',
+  'archived',
+  'creator',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (typeof DOC_V4_FIELDS)[number][]
 
 export type EpicV4Fields = Pick<EpicV4, (typeof EPIC_V4_FIELDS)[number]>
 export type DocV4Fields = Pick<DocV4, (typeof DOC_V4_FIELDS)[number]>
@@ -219,7 +227,18 @@ function progressFromStats(s: EpicStatsV3): StoryProgress {
 
 /** The fields of a v3 story the cache keeps (the main side drops the rest of each story). */
 export const STORY_V3_FIELDS = [
-  'id', 'epic_id', 'name', 'story_type', 'workflow_state_id', 'started', 'completed', 'archived', 'estimate', 'owner_ids', 'position', 'app_url',
+  'id',
+  'epic_id',
+  'name',
+  'story_type',
+  'workflow_state_id',
+  'started',
+  'completed',
+  'archived',
+  'estimate',
+  'owner_ids',
+  'position',
+  'app_url',
   'updated_at',
 ] as const satisfies readonly (keyof StorySlimV3)[]
 

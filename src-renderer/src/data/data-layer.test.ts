@@ -97,7 +97,7 @@ describe('the data layer', () => {
     expect(bridge.listeners()).toBe(0)
   })
 
-  it('writes a run\'s progress at most every 250 ms, and none after the run has ended', async () => {
+  it("writes a run's progress at most every 250 ms, and none after the run has ended", async () => {
     const db = world.openDb('progress-pace')
     const writes: { at: number; value: Partial<SyncStatus> }[] = []
     const note = (row: { key: string; value: unknown }) => {
@@ -294,7 +294,7 @@ describe('the data layer', () => {
     })
     const transport = {
       ...counting,
-      call: async <T,>(...args: Parameters<typeof counting.call>): Promise<T> => {
+      call: async <T>(...args: Parameters<typeof counting.call>): Promise<T> => {
         const answer = await counting.call<T>(...args)
         if (args[0] === 'epics.v3List') listed = true
         return answer

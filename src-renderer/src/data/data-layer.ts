@@ -313,7 +313,15 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     if (stopped) return
     const wait = Math.min(retry.maxMs, retry.firstMs * 2 ** storageWaits++)
     clearTimeout(storageTimer)
-    storageTimer = setTimeout(() => background(() => replay().catch(() => undefined).then(() => sync())), wait)
+    storageTimer = setTimeout(
+      () =>
+        background(() =>
+          replay()
+            .catch(() => undefined)
+            .then(() => sync()),
+        ),
+      wait,
+    )
     setStorage({ since: storage?.since ?? clock(), retryAt: clock() + wait, message: SYNC_PAUSED_MESSAGE })
   }
 
@@ -482,10 +490,7 @@ export function startDataLayer(options: DataLayerOptions): DataLayer {
     if (options.metered?.() === true && trigger.reason !== 'menu' && trigger.reason !== 'account') return
     background(() => sync({ force: trigger.reason === 'menu' }))
   }
-  const unsubscribe = [
-    options.bridgeEvents?.on('outpost:replay-now', () => background(replay)),
-    options.bridgeEvents?.on('outpost:sync-now', onSync),
-  ]
+  const unsubscribe = [options.bridgeEvents?.on('outpost:replay-now', () => background(replay)), options.bridgeEvents?.on('outpost:sync-now', onSync)]
 
   return {
     syncer,

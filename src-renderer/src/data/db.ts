@@ -108,10 +108,13 @@ export class OutpostDb extends Dexie {
         const held = new Map<EntityId, StoryProgress>()
         await tx.table<StoryProgress & { id: EntityId }>('epicProgress').each(({ id, ...progress }) => void held.set(id, progress))
         if (held.size === 0) return
-        await tx.table<CachedEpic>('epics').toCollection().modify((epic) => {
-          const progress = held.get(epic.id)
-          if (progress) epic.progress = progress
-        })
+        await tx
+          .table<CachedEpic>('epics')
+          .toCollection()
+          .modify((epic) => {
+            const progress = held.get(epic.id)
+            if (progress) epic.progress = progress
+          })
       })
     // Version 5: the epics a sync found changed on the service, each as it was and as it is now, written
     // with the rows: what notifications tell. A window that compared the lists it was handed could take

@@ -22,14 +22,31 @@ type Updatable = Extract<keyof EpicValues, keyof UpdateEpicV3 | 'label_ids'>
 
 /** What an update may change, in the order conflicts list them. */
 const EDITABLE = {
-  name: '', description: '', epic_state_id: null, deadline: null, planned_start_date: null, owner_ids: [], follower_ids: [],
-  group_ids: [], objective_ids: [], label_ids: [], requested_by_id: null, archived: false,
+  name: '',
+  description: '',
+  epic_state_id: null,
+  deadline: null,
+  planned_start_date: null,
+  owner_ids: [],
+  follower_ids: [],
+  group_ids: [],
+  objective_ids: [],
+  label_ids: [],
+  requested_by_id: null,
+  archived: false,
 } satisfies Partial<Pick<EpicValues, Updatable>>
 
 /** What an update leaves alone: what the service sets, and external_id (sent once, with the create). A draft goes last. */
 const SET_BY_SERVICE = {
-  started: false, completed: false, started_at: null, completed_at: null, external_id: null,
-  position: Number.MAX_SAFE_INTEGER, app_url: '', created_at: '', updated_at: '',
+  started: false,
+  completed: false,
+  started_at: null,
+  completed_at: null,
+  external_id: null,
+  position: Number.MAX_SAFE_INTEGER,
+  app_url: '',
+  created_at: '',
+  updated_at: '',
 } satisfies Partial<Omit<EpicValues, keyof typeof EDITABLE>>
 
 export type EditableEpicField = keyof typeof EDITABLE

@@ -83,11 +83,14 @@ describe('the handed epics a list shows', () => {
   it('adds those the list lacks, in its order, leaving out its own and those deleted here', () => {
     const inList = new HandedInList()
     const list = [epic(1, 30), epic(2, 10)]
-    const added = inList.take(list, new Map<string, CachedEpic | undefined>([
-      ['1', epic(1, 5, 'Older copy')],
-      ['3', epic(3, 20)],
-      ['4', undefined],
-    ]))
+    const added = inList.take(
+      list,
+      new Map<string, CachedEpic | undefined>([
+        ['1', epic(1, 5, 'Older copy')],
+        ['3', epic(3, 20)],
+        ['4', undefined],
+      ]),
+    )
     expect([...added.keys()]).toEqual(['3'])
     expect(inList.size).toBe(1)
   })

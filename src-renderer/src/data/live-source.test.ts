@@ -59,14 +59,18 @@ const label = (id: number, name: string): CachedLabel => ({ id, name, color: nul
 
 /** Waits until `test` holds (a read of fake-indexeddb after a commit takes a few turns). */
 async function until(test: () => boolean, ms = 5_000): Promise<void> {
-  for (const end = Date.now() + ms; !test() && Date.now() < end; ) await quiet(10)
+  for (const end = Date.now() + ms; !test() && Date.now() < end;) await quiet(10)
 }
 
 it('a read of small tables follows their commits and its kind of overlay rows, and nothing else', async () => {
   await db.labels.put(label(1, 'ux'))
   const answers: string[][] = []
   let reads = 0
-  stop = tablesSource(db, [{ table: 'labels' }, overlayOf('label')], () => (reads++, mergedLabels(db)))({
+  stop = tablesSource(
+    db,
+    [{ table: 'labels' }, overlayOf('label')],
+    () => (reads++, mergedLabels(db)),
+  )({
     next: (labels) => answers.push(labels.map((l) => l.name).sort()),
     error: (e) => {
       throw e
@@ -92,7 +96,11 @@ it('a read of small tables follows their commits and its kind of overlay rows, a
 
 it('a row of meta is followed alone: the other rows of meta do not read it again', async () => {
   const values: unknown[] = []
-  stop = tablesSource(db, [metaRow('outbox:paused')], async () => (await db.meta.get('outbox:paused'))?.value ?? null)({
+  stop = tablesSource(
+    db,
+    [metaRow('outbox:paused')],
+    async () => (await db.meta.get('outbox:paused'))?.value ?? null,
+  )({
     next: (value) => values.push(value),
     error: (e) => {
       throw e

@@ -64,7 +64,11 @@ describe('the sync engine and the outbox replay, on a service', () => {
   }
 
   /** The windows of the log, with consecutive calls of one window merged: 'AB' means no interleaving. */
-  const runs = (log: { window: string }[]) => log.map((l) => l.window).join('').replace(/(.)\1+/g, '$1')
+  const runs = (log: { window: string }[]) =>
+    log
+      .map((l) => l.window)
+      .join('')
+      .replace(/(.)\1+/g, '$1')
 
   describe('the sync lock', () => {
     it('keeps two syncers of one database from running at once (in-process mutex)', async () => {

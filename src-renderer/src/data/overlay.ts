@@ -182,7 +182,11 @@ function someRowsWithOverlays(db: OutpostDb, kind: EntityKind, keys: readonly En
  */
 export async function mergedEpicsById(db: OutpostDb, ids: string[]): Promise<Map<string, CachedEpic | undefined>> {
   // Each row read with its overlay row in one transaction (rowsWithOverlays), in the order of `ids`.
-  const [rows, overlays] = await rowsWithOverlays(db, 'epic', ids.map((id) => tableKey('epic', id) as EntityId))
+  const [rows, overlays] = await rowsWithOverlays(
+    db,
+    'epic',
+    ids.map((id) => tableKey('epic', id) as EntityId),
+  )
   return new Map(
     ids.map((id, i) => {
       const row = rows[i] as CachedEpic | undefined
@@ -203,8 +207,8 @@ export async function mergedHandedEpics(db: OutpostDb, rows: readonly CachedEpic
  * (10,000) are read. An old epic edited here may be missing until then.
  */
 export function recentEpics(db: OutpostDb, count: number): Promise<CachedEpic[]> {
-  return Promise.all([db.epics.orderBy('updated_at').reverse().limit(count).toArray(), db.overlay.where('kind').equals('epic').toArray()]).then(([rows, overlays]) =>
-    mergeRows<CachedEpic>('epic', rows, overlays, {}),
+  return Promise.all([db.epics.orderBy('updated_at').reverse().limit(count).toArray(), db.overlay.where('kind').equals('epic').toArray()]).then(
+    ([rows, overlays]) => mergeRows<CachedEpic>('epic', rows, overlays, {}),
   )
 }
 
@@ -243,7 +247,9 @@ export function mergedDocEpics(db: OutpostDb, of: { docId?: EntityId; epicId?: E
   }
   if (of.docId !== undefined) {
     const docId = of.docId
-    return withResolvedId(db, 'doc', docId, (doc) => (of.epicId === undefined ? links(doc, undefined) : withResolvedId(db, 'epic', of.epicId, (epic) => links(doc, epic))))
+    return withResolvedId(db, 'doc', docId, (doc) =>
+      of.epicId === undefined ? links(doc, undefined) : withResolvedId(db, 'epic', of.epicId, (epic) => links(doc, epic)),
+    )
   }
   if (of.epicId !== undefined) return withResolvedId(db, 'epic', of.epicId, (epic) => links(undefined, epic))
   return links(undefined, undefined)

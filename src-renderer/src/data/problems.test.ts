@@ -46,12 +46,17 @@ describe('removing unreadable records', () => {
     const [, garbled] = await outboxRecords(db)
 
     // ---- a broken disk or another program ----
-    await db.epics.bulkPut([{ id: spoilt.id, name: null }, { id: 'foreign-1', app: 'someone else' }] as never[])
+    await db.epics.bulkPut([
+      { id: spoilt.id, name: null },
+      { id: 'foreign-1', app: 'someone else' },
+    ] as never[])
     await db.labels.put({ id: label.id, name: 7 } as never)
     await db.overlay.put({ kind: 'epic', id: String(edited.id), patch: 'not an object', created: false, deleted: false, updatedAt: 1 } as never)
     await db.outbox.update(garbled.seq!, { state: 'sleeping' } as never)
     await reportCacheProblems(db)
-    expect(await listed()).toEqual([`epics ${spoilt.id}`, 'epics foreign-1', `labels ${label.id}`, `outbox ${garbled.seq}`, `overlay ${JSON.stringify(['epic', String(edited.id)])}`].sort())
+    expect(await listed()).toEqual(
+      [`epics ${spoilt.id}`, 'epics foreign-1', `labels ${label.id}`, `outbox ${garbled.seq}`, `overlay ${JSON.stringify(['epic', String(edited.id)])}`].sort(),
+    )
     // What the garbled write showed is still laid over the epic (its local change was made while it read fine).
     expect((await mergedEpic(db, misread.id))?.name).toBe('Never sent')
 

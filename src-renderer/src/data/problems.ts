@@ -109,7 +109,10 @@ export async function reportCacheProblems(db: OutpostDb, now: number = Date.now(
  */
 const REFETCH: Record<string, { kind: string; patch: Record<string, unknown> }> = {
   ...Object.fromEntries(
-    ['members', 'groups', 'epicStates', 'categories', 'objectives', 'labels', 'customFields', 'files', 'linkedFiles'].map((t) => [t, { kind: t, patch: { syncedAt: null } }]),
+    ['members', 'groups', 'epicStates', 'categories', 'objectives', 'labels', 'customFields', 'files', 'linkedFiles'].map((t) => [
+      t,
+      { kind: t, patch: { syncedAt: null } },
+    ]),
   ),
   epics: { kind: 'epics', patch: { since: null } },
   docs: { kind: 'docs', patch: { since: null } },

@@ -77,7 +77,7 @@ function instantService(): Transport & { sent: OperationName[]; comments: string
         throw new Error(`the instant service does not answer ${op}`)
     }
   }
-  const call = async <T,>(op: OperationName, request?: OperationRequest): Promise<T> => {
+  const call = async <T>(op: OperationName, request?: OperationRequest): Promise<T> => {
     sent.push(op)
     return answer(op, request) as T
   }
@@ -257,5 +257,4 @@ describe('a change made online leaves at once', () => {
     await engine.stop()
     db.close()
   })
-
 })

@@ -3,7 +3,6 @@
 // rows that fail them). Plain functions of a row, importing nothing that reads.
 import type { EntityKind } from './types.ts'
 
-
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const isId = (v: unknown) => (typeof v === 'string' && v !== '') || (typeof v === 'number' && Number.isFinite(v))
 

@@ -80,7 +80,10 @@ describe('sync with storage full', () => {
   it('a bootstrap page: the run stops with nothing of the page written, waits, and resumes from its last page once there is room', async () => {
     // Full once the second page is stored (once: room that comes back stays).
     let filled = false
-    const { db, fault, counted, evicted, states, engine } = engineOn('quota-bootstrap', (p) => !filled && p.kind === 'epics' && p.done >= 200 && (filled = true))
+    const { db, fault, counted, evicted, states, engine } = engineOn(
+      'quota-bootstrap',
+      (p) => !filled && p.kind === 'epics' && p.done >= 200 && (filled = true),
+    )
     await expect(engine.sync()).rejects.toThrow(SYNC_PAUSED_MESSAGE)
     // The downloaded files were cleared and the run tried again at once, which found no more room.
     expect(evicted).toEqual([[]])
@@ -167,7 +170,13 @@ describe('a user’s change with storage full', () => {
     // As Chromium refuses it: every write goes through, the commit is refused.
     const fault = quotaFault(db, { full: false, refused: 0, at: 'commit' })
     const journal = fileJournal(join(kit.folder, 'journal', 'kept.jsonl'))
-    const engine = startDataLayer({ db, transport: kit.transport, journal, replay: () => replayFast(db, kit.transport, { journal }).then(() => undefined), sync: { fileBudgetBytes: 0 } })
+    const engine = startDataLayer({
+      db,
+      transport: kit.transport,
+      journal,
+      replay: () => replayFast(db, kit.transport, { journal }).then(() => undefined),
+      sync: { fileBudgetBytes: 0 },
+    })
     const told: boolean[] = []
     const actions = actionsFor(db, kit.transport, {
       journal,

@@ -193,7 +193,9 @@ describe('a watched list that takes in only what changed', () => {
 
     // A sync page of 100, written as the sync writes one (sync/cache.ts): in writes Dexie names the keys of.
     const page = Array.from({ length: 100 }, (_, i) => cachedEpic(i * 3 + 1, { name: `Page ${i}`, updated_at: at(10 + (i % 4)) }))
-    await db.transaction('rw', db.epics, () => Promise.all([db.epics.bulkPut(page.slice(0, 49)), db.epics.bulkPut(page.slice(49, 98)), db.epics.bulkPut(page.slice(98))]))
+    await db.transaction('rw', db.epics, () =>
+      Promise.all([db.epics.bulkPut(page.slice(0, 49)), db.epics.bulkPut(page.slice(49, 98)), db.epics.bulkPut(page.slice(98))]),
+    )
     now = await w.settled()
     expect(now.last).toEqual(now.whole)
     expect(new Set(w.updates.flatMap((u) => u.get('epics') ?? [])).size).toBe(100)

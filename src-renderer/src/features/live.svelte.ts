@@ -255,7 +255,11 @@ export class WorkspaceData {
     this.files = new Live(async () => (await mergedFiles(db)).sort((a, b) => b.created_at.localeCompare(a.created_at)))
     this.linkedFiles = new Live(async () => (await mergedLinkedFiles(db)).sort((a, b) => b.created_at.localeCompare(a.created_at)))
     // The reference data, the outbox and the sync's status: read again when their own tables change (tablesSource).
-    this.objectives = new Live({ source: tablesSource(db, [{ table: 'objectives' }, overlayOf('objective')], async () => (await mergedObjectives(db)).sort((a, b) => a.position - b.position)) })
+    this.objectives = new Live({
+      source: tablesSource(db, [{ table: 'objectives' }, overlayOf('objective')], async () =>
+        (await mergedObjectives(db)).sort((a, b) => a.position - b.position),
+      ),
+    })
     this.categories = new Live({ source: tablesSource(db, [{ table: 'categories' }, overlayOf('category')], async () => byName(await mergedCategories(db))) })
     this.members = new Live({ source: tablesSource(db, [{ table: 'members' }], async () => byName(await db.members.toArray())) })
     this.groups = new Live({ source: tablesSource(db, [{ table: 'groups' }], async () => byName(await db.groups.toArray())) })

@@ -28,7 +28,10 @@ export function openLastWorkspaceEarly(): void {
   db.on('ready', () => void performance.mark(OPEN_MARKS.opened))
   const firstScreen = recentEpics(db, FIRST_SCREEN_EPICS)
   // A failure here is met again, and reported, by the workspace's own reads.
-  firstScreen.then(() => performance.mark(OPEN_MARKS.firstScreen), () => undefined)
+  firstScreen.then(
+    () => performance.mark(OPEN_MARKS.firstScreen),
+    () => undefined,
+  )
   early = { db, firstScreen, taken: false }
 }
 

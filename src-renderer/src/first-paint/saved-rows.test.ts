@@ -23,7 +23,12 @@ class MemoryStorage implements Storage {
 }
 
 const epic = (id: number, fields: Partial<CachedEpic> = {}) =>
-  cachedEpic(id, { description: `Long description of ${id}`, owner_ids: ['ada'], updated_at: new Date(Date.UTC(2025, 0, 1) + id * 60_000).toISOString(), ...fields })
+  cachedEpic(id, {
+    description: `Long description of ${id}`,
+    owner_ids: ['ada'],
+    updated_at: new Date(Date.UTC(2025, 0, 1) + id * 60_000).toISOString(),
+    ...fields,
+  })
 
 let storage: MemoryStorage
 beforeEach(() => {
@@ -40,7 +45,9 @@ describe('the first screen kept for the next start', () => {
     const epics = Array.from({ length: 500 }, (_, i) => epic(i + 1, { archived: (i + 1) % 10 === 0 }))
     saveFirstScreen('db-a', epics.reverse())
     const saved = readFirstScreen('db-a')!
-    const expected = Array.from({ length: 500 }, (_, i) => 500 - i).filter((id) => id % 10 !== 0).slice(0, FIRST_SCREEN_ROWS)
+    const expected = Array.from({ length: 500 }, (_, i) => 500 - i)
+      .filter((id) => id % 10 !== 0)
+      .slice(0, FIRST_SCREEN_ROWS)
     expect(saved.map((e) => e.id)).toEqual(expected)
     expect(saved.every((e) => e.description === '' && e.name === `Epic ${e.id}` && e.owner_ids[0] === 'ada')).toBe(true)
   })

@@ -63,7 +63,8 @@ export function paintLastScreen(target: HTMLElement): HTMLElement | undefined {
   const dbName = readStored(LAST_WORKSPACE_DB_KEY)
   const kept = dbName === null ? undefined : (readStoredJson(keyOf(dbName)) as Partial<Kept> | undefined)
   const styles = stylesOf(document)
-  if (!styles || kept?.format !== FORMAT || kept.styles !== styles || typeof kept.html !== 'string' || kept.html === '' || UNCLEAN.test(kept.html)) return undefined
+  if (!styles || kept?.format !== FORMAT || kept.styles !== styles || typeof kept.html !== 'string' || kept.html === '' || UNCLEAN.test(kept.html))
+    return undefined
 
   const copy = document.createElement('div')
   copy.className = 'last-screen'

@@ -41,7 +41,8 @@ function socketAnswering(answer: (id: number) => HostMessage[]) {
 }
 
 describe('a long answer in parts', () => {
-  const bridgeAnswering = (answer: (id: number) => HostMessage[]) => hostBridge({ url: 'ws://127.0.0.1:1/bridge', stageUrl: 'http://127.0.0.1:1/stage', secret: 's', WebSocket: socketAnswering(answer) })
+  const bridgeAnswering = (answer: (id: number) => HostMessage[]) =>
+    hostBridge({ url: 'ws://127.0.0.1:1/bridge', stageUrl: 'http://127.0.0.1:1/stage', secret: 's', WebSocket: socketAnswering(answer) })
 
   it('is put back together in order', async () => {
     const b = bridgeAnswering((id) => [

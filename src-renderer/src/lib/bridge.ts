@@ -202,7 +202,8 @@ export function hostBridge(options: HostBridgeOptions): Bridge & { close(): void
         throw new BridgeError(lost('Could not reach the Outpost host to hand it the file (is `npm run web` still running?).'))
       }
       const answer = (await response.json().catch(() => ({}))) as { path?: string; error?: string }
-      if (!response.ok || !answer.path) throw new BridgeError({ source: 'ipc', kind: 'invalid-request', message: answer.error ?? `The file could not be staged (${response.status}).` })
+      if (!response.ok || !answer.path)
+        throw new BridgeError({ source: 'ipc', kind: 'invalid-request', message: answer.error ?? `The file could not be staged (${response.status}).` })
       return answer.path
     },
     close() {

@@ -44,7 +44,13 @@ export async function takeOneTimeCode(location: Location, history: History, stor
   const code = takeFromFragment(HOST_CODE_FRAGMENT, location, history)
   if (code === null) return
   try {
-    const response = await post(`${location.origin}${HOST_KEY_PATH}`, { method: 'POST', body: code, headers: { 'content-type': 'text/plain' }, cache: 'no-store', credentials: 'omit' })
+    const response = await post(`${location.origin}${HOST_KEY_PATH}`, {
+      method: 'POST',
+      body: code,
+      headers: { 'content-type': 'text/plain' },
+      cache: 'no-store',
+      credentials: 'omit',
+    })
     const answer = (await response.json().catch(() => ({}))) as { secret?: unknown; error?: unknown }
     if (response.ok && typeof answer.secret === 'string') storage.setItem(SECRET_STORAGE_KEY, answer.secret)
     else refused = typeof answer.error === 'string' ? answer.error : `The Outpost host refused this address (${response.status}).`

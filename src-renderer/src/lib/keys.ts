@@ -29,5 +29,7 @@ export function isTyping(event: KeyboardEvent): boolean {
 /** Splits a shortcut like "Mod+K" or "g e" into labels for <kbd>. */
 export function shortcutKeys(shortcut: string): string[] {
   if (shortcut.includes(' ')) return shortcut.split(' ').map((k) => k.toUpperCase())
-  return shortcut.split('+').map((k) => (k === 'Mod' ? MOD : k === 'Shift' ? (isMac ? '⇧' : 'Shift') : k === 'Alt' ? (isMac ? '⌥' : 'Alt') : k.length === 1 ? k.toUpperCase() : k))
+  return shortcut
+    .split('+')
+    .map((k) => (k === 'Mod' ? MOD : k === 'Shift' ? (isMac ? '⇧' : 'Shift') : k === 'Alt' ? (isMac ? '⌥' : 'Alt') : k.length === 1 ? k.toUpperCase() : k))
 }

@@ -18,13 +18,16 @@ const BROWSE_KINDS: readonly BrowseKind[] = ['objectives', 'categories', 'teams'
 /** `#/epics/12` -> { section: 'epics', id: '12' }; anything unknown -> undefined. */
 export function parseHash(hash: string): Route | undefined {
   const path = hash.replace(/^#\/?/, '').split('?')[0] ?? ''
-  const parts = path.split('/').filter(Boolean).map((p) => {
-    try {
-      return decodeURIComponent(p)
-    } catch {
-      return p
-    }
-  })
+  const parts = path
+    .split('/')
+    .filter(Boolean)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p)
+      } catch {
+        return p
+      }
+    })
   const [section, a, b] = parts
   switch (section) {
     case 'epics':

@@ -129,9 +129,17 @@ describe('v4 categories', () => {
     expect(clash.body.errors).toEqual({ 'categories[1].name': 'is already taken' })
     expect((await walk(api, '/categories', { limit: 100 })).map((c) => c.name)).not.toContain('Bulk 3')
 
-    const updated = await api.patch('/categories/bulk', { categories: [{ id: one, name: 'Bulk One' }, { id: two, archived: true }] })
+    const updated = await api.patch('/categories/bulk', {
+      categories: [
+        { id: one, name: 'Bulk One' },
+        { id: two, archived: true },
+      ],
+    })
     expect(updated.status).toBe(200)
-    expect(updated.body.entities).toMatchObject([{ id: one, name: 'Bulk One' }, { id: two, archived: true }])
+    expect(updated.body.entities).toMatchObject([
+      { id: one, name: 'Bulk One' },
+      { id: two, archived: true },
+    ])
 
     const missing = await api.patch('/categories/bulk', { categories: [{ id: one, name: 'Not applied' }, { id: 999_999 }] })
     expect(missing.status).toBe(404)

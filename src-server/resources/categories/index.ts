@@ -37,7 +37,11 @@ const V4IdParams = Type.Object({ workspace: Type.String(), id: Id })
 const categories = (ctx: ServiceContext) => ctx.col<CategoryRecord>('category')
 
 function assertNameFree(ctx: ServiceContext, name: string, self?: number): void {
-  if (categories(ctx).byName(name).some((c) => c.id !== self)) {
+  if (
+    categories(ctx)
+      .byName(name)
+      .some((c) => c.id !== self)
+  ) {
     throw ApiError.unprocessable(`A category named "${name}" already exists.`, { name: 'is already taken' })
   }
 }
@@ -89,16 +93,28 @@ export const categoriesResource: Resource = {
   },
 
   v3: (app, { ctx }) => {
-    app.get('/categories', async () => categories(ctx).all().map((c) => categoryV3(ctx, c)))
+    app.get('/categories', async () =>
+      categories(ctx)
+        .all()
+        .map((c) => categoryV3(ctx, c)),
+    )
 
     app.post('/categories', { schema: { body: CreateCategoryV3 } }, async (req, reply) => {
-      return reply.code(201).send(categoryV3(ctx, ctx.tx(() => createCategory(ctx, req.body))))
+      return reply.code(201).send(
+        categoryV3(
+          ctx,
+          ctx.tx(() => createCategory(ctx, req.body)),
+        ),
+      )
     })
 
     app.get('/categories/:id', { schema: { params: IdParams } }, async (req) => categoryV3(ctx, categories(ctx).require(req.params.id)))
 
     app.put('/categories/:id', { schema: { params: IdParams, body: UpdateCategoryV3 } }, async (req) =>
-      categoryV3(ctx, ctx.tx(() => updateCategory(ctx, req.params.id, req.body))),
+      categoryV3(
+        ctx,
+        ctx.tx(() => updateCategory(ctx, req.params.id, req.body)),
+      ),
     )
 
     app.delete('/categories/:id', { schema: { params: IdParams } }, async (req, reply) => {
@@ -116,7 +132,10 @@ export const categoriesResource: Resource = {
         dir: q.order_dir,
       })
     const render = (r: Refs) => (ids: EntityId[]) =>
-      ids.map((id) => categories(ctx).get(id)).filter((c): c is CategoryRecord => !!c).map((c) => categoryV4(r, c))
+      ids
+        .map((id) => categories(ctx).get(id))
+        .filter((c): c is CategoryRecord => !!c)
+        .map((c) => categoryV4(r, c))
 
     app.get('/:workspace/categories', { schema: { querystring: listQ } }, async (req) =>
       pager.list(req, req.query, { fieldNames: FIELDS, select, render: render(refs(req)) }),

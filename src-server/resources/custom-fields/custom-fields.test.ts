@@ -48,9 +48,20 @@ describe('v3 reads', () => {
     expect(res.status).toBe(200)
     expect(res.body.slice(0, 4).map((f: { name: string }) => f.name)).toEqual(['Priority', 'Severity', 'Product Area', 'Technical Area'])
     const priority = res.body[0]
-    expect(Object.keys(priority).sort()).toEqual(
-      ['canonical_name', 'created_at', 'description', 'enabled', 'entity_type', 'field_type', 'icon_set_identifier', 'id', 'name', 'position', 'updated_at', 'values'],
-    )
+    expect(Object.keys(priority).sort()).toEqual([
+      'canonical_name',
+      'created_at',
+      'description',
+      'enabled',
+      'entity_type',
+      'field_type',
+      'icon_set_identifier',
+      'id',
+      'name',
+      'position',
+      'updated_at',
+      'values',
+    ])
     expect(priority).toMatchObject({ entity_type: 'custom-field', field_type: 'enum', canonical_name: 'priority', enabled: true, position: 1 })
     expect(priority.values[0]).toMatchObject({ entity_type: 'custom-field-enum-value', value: 'Highest', position: 0, color_key: 'red', enabled: true })
     expect(res.body[3].enabled).toBe(false)
@@ -64,7 +75,10 @@ describe('v3 reads', () => {
     expect((await v3(service).get('/custom-fields')).body.find((x: { id: string }) => x.id === f.id)).toEqual(bare)
     expect((await v4(service).get(`/custom-fields/${f.id}`)).body).toMatchObject({ canonical_name: null, description: '', icon_set_identifier: null })
     // Set, then cleared: the description goes away again.
-    expect((await v3(service).put(`/custom-fields/${f.id}`, { description: 'Set', icon_set_identifier: 'star' })).body).toMatchObject({ description: 'Set', icon_set_identifier: 'star' })
+    expect((await v3(service).put(`/custom-fields/${f.id}`, { description: 'Set', icon_set_identifier: 'star' })).body).toMatchObject({
+      description: 'Set',
+      icon_set_identifier: 'star',
+    })
     expect((await v3(service).put(`/custom-fields/${f.id}`, { description: '' })).body).not.toHaveProperty('description')
   })
 
@@ -85,7 +99,11 @@ describe('v3 PUT /custom-fields/{id}', () => {
       description: 'Described',
       enabled: false,
       icon_set_identifier: 'star',
-      values: [{ id: two.id, value: 'Deux', color_key: 'green' }, { id: one.id, enabled: false }, { value: 'Four', color_key: 'red' }],
+      values: [
+        { id: two.id, value: 'Deux', color_key: 'green' },
+        { id: one.id, enabled: false },
+        { value: 'Four', color_key: 'red' },
+      ],
     })
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({ name: `${f.name} renamed`, description: 'Described', enabled: false, icon_set_identifier: 'star' })
@@ -136,9 +154,17 @@ describe('v3 PUT /custom-fields/{id}', () => {
 
   it('takes strings at their limits and answers 422 naming the field past them', async () => {
     const f = insertField()
-    const ok = await v3(service).put(`/custom-fields/${f.id}`, { name: `n${serial}`.padEnd(63, 'n'), description: 'd'.repeat(1024), icon_set_identifier: 'i'.repeat(63) })
+    const ok = await v3(service).put(`/custom-fields/${f.id}`, {
+      name: `n${serial}`.padEnd(63, 'n'),
+      description: 'd'.repeat(1024),
+      icon_set_identifier: 'i'.repeat(63),
+    })
     expect(ok.status).toBe(200)
-    for (const [field, limit] of [['name', 63], ['description', 1024], ['icon_set_identifier', 63]] as const) {
+    for (const [field, limit] of [
+      ['name', 63],
+      ['description', 1024],
+      ['icon_set_identifier', 63],
+    ] as const) {
       const res = await v3(service).put(`/custom-fields/${f.id}`, { [field]: 'x'.repeat(limit + 1) })
       expect(res.status).toBe(422)
       expect(res.body.errors).toEqual({ [field]: `must be at most ${limit} characters` })
@@ -202,7 +228,15 @@ describe('v4 custom fields', () => {
     expect(res.status).toBe(200)
     const uri = `${service.baseUrl}/api/v4/demo/custom-fields/${f.id}`
     expect(res.body).toMatchObject({ entity_type: 'custom-field', id: f.id, uri, fixed_position: false, story_types: [], field_type: 'enum' })
-    expect(res.body.values[1]).toEqual({ entity_type: 'custom-field-value', color_key: null, enabled: true, field: { entity_type: 'custom-field:slim', id: f.id, name: f.name, uri }, id: f.values[1].id, position: 1, value: 'B' })
+    expect(res.body.values[1]).toEqual({
+      entity_type: 'custom-field-value',
+      color_key: null,
+      enabled: true,
+      field: { entity_type: 'custom-field:slim', id: f.id, name: f.name, uri },
+      id: f.values[1].id,
+      position: 1,
+      value: 'B',
+    })
     expect((await v4(service).get(`/custom-fields/${f.id}`, { query: { fields: 'id,values' } })).body).toEqual({ id: f.id, values: res.body.values })
     expect((await v4(service).get(`/custom-fields/${f.id}`, { query: { fields: 'colour' } })).status).toBe(400)
     expect((await v4(service).get(`/custom-fields/${NOBODY}`)).status).toBe(404)
@@ -218,7 +252,11 @@ describe('v4 custom fields', () => {
 
   it('PATCH adds and removes values, leaving the others as they are', async () => {
     const f = insertField(['Keep', 'Drop'])
-    const res = await v4(service).patch(`/custom-fields/${f.id}`, { values_add: [{ value: 'New', color_key: 'blue' }], values_remove: [f.values[1].id], description: 'patched' })
+    const res = await v4(service).patch(`/custom-fields/${f.id}`, {
+      values_add: [{ value: 'New', color_key: 'blue' }],
+      values_remove: [f.values[1].id],
+      description: 'patched',
+    })
     expect(res.status).toBe(200)
     expect(valueNames(res.body)).toEqual(['Keep', 'New'])
     expect(res.body.values[1]).toMatchObject({ position: 1, color_key: 'blue' })
@@ -247,10 +285,23 @@ describe('v4 custom fields', () => {
   it('bulk PATCH updates every field or none', async () => {
     const a = insertField()
     const b = insertField()
-    const res = await v4(service).patch('/custom-fields/bulk', { custom_fields: [{ id: a.id, name: `${a.name} bulk` }, { id: b.id, enabled: false }] })
+    const res = await v4(service).patch('/custom-fields/bulk', {
+      custom_fields: [
+        { id: a.id, name: `${a.name} bulk` },
+        { id: b.id, enabled: false },
+      ],
+    })
     expect(res.status).toBe(200)
-    expect(res.body.entities).toMatchObject([{ id: a.id, name: `${a.name} bulk` }, { id: b.id, enabled: false }])
-    const failed = await v4(service).patch('/custom-fields/bulk', { custom_fields: [{ id: a.id, name: 'Rolled back' }, { id: b.id, after_id: b.id }] })
+    expect(res.body.entities).toMatchObject([
+      { id: a.id, name: `${a.name} bulk` },
+      { id: b.id, enabled: false },
+    ])
+    const failed = await v4(service).patch('/custom-fields/bulk', {
+      custom_fields: [
+        { id: a.id, name: 'Rolled back' },
+        { id: b.id, after_id: b.id },
+      ],
+    })
     expect(failed.status).toBe(409)
     expect(failed.body.errors).toEqual({ 'custom_fields[1].after_id': 'is the custom field itself' })
     expect((await v4(service).get(`/custom-fields/${a.id}`)).body.name).toBe(`${a.name} bulk`)
@@ -281,7 +332,13 @@ describe('v4 custom fields', () => {
     const f = insertField(['X', 'Y'])
     const s1 = insertStory(service, { custom_fields: [{ field_id: f.id, value_id: f.values[0].id }], position: 2, created_at: at(1), updated_at: at(9) })
     const s2 = insertStory(service, { custom_fields: [{ field_id: f.id, value_id: f.values[1].id }], position: 1, created_at: at(2), updated_at: at(8) })
-    const s3 = insertStory(service, { custom_fields: [{ field_id: f.id, value_id: f.values[1].id }], archived: true, position: 3, created_at: at(3), updated_at: at(7) })
+    const s3 = insertStory(service, {
+      custom_fields: [{ field_id: f.id, value_id: f.values[1].id }],
+      archived: true,
+      position: 3,
+      created_at: at(3),
+      updated_at: at(7),
+    })
     insertStory(service)
     const ids = async (query = {}) => (await walk(v4(service), `/custom-fields/${f.id}/stories`, query)).map((s) => s.id)
     expect(await ids()).toEqual([s1.id, s2.id])
@@ -290,7 +347,9 @@ describe('v4 custom fields', () => {
     expect(await ids({ order_by: 'updated_at', filter: 'include_archived' })).toEqual([s3.id, s2.id, s1.id])
     expect(await ids({ order_by: 'created_at', order_dir: 'desc' })).toEqual([s2.id, s1.id])
     const [story] = await walk(v4(service), `/custom-fields/${f.id}/stories`, { limit: 1 })
-    expect(story.custom_field_values.entities).toEqual([{ entity_type: 'custom-field-value:slim', field: expect.objectContaining({ id: f.id }), id: f.values[0].id, value: 'X' }])
+    expect(story.custom_field_values.entities).toEqual([
+      { entity_type: 'custom-field-value:slim', field: expect.objectContaining({ id: f.id }), id: f.values[0].id, value: 'X' },
+    ])
     expect((await v4(service).get(`/custom-fields/${f.id}/stories`, { query: { order_by: 'name' } })).status).toBe(400)
     expect((await v4(service).get(`/custom-fields/${NOBODY}/stories`)).status).toBe(404)
   })

@@ -36,5 +36,7 @@ export const customFields = (ctx: ServiceContext) => ctx.col<CustomFieldRecord>(
 
 /** The value's current text, or undefined when the field or the value is gone. */
 export function valueText(ctx: ServiceContext, ref: FieldValueRef): string | undefined {
-  return customFields(ctx).get(ref.field_id)?.values.find((v) => v.id === ref.value_id)?.value
+  return customFields(ctx)
+    .get(ref.field_id)
+    ?.values.find((v) => v.id === ref.value_id)?.value
 }

@@ -64,7 +64,15 @@ export function customFieldV4(refs: Refs, f: CustomFieldRecord): CustomFieldV4 {
     story_types: f.story_types,
     updated_at: f.updated_at,
     uri: field.uri,
-    values: f.values.map((v) => ({ entity_type: 'custom-field-value', color_key: v.color_key, enabled: v.enabled, field, id: v.id, position: v.position, value: v.value })),
+    values: f.values.map((v) => ({
+      entity_type: 'custom-field-value',
+      color_key: v.color_key,
+      enabled: v.enabled,
+      field,
+      id: v.id,
+      position: v.position,
+      value: v.value,
+    })),
   }
 }
 
@@ -81,7 +89,12 @@ function valueFrom(ctx: ServiceContext, field: CustomFieldRecord, p: CustomField
   if (p.id !== undefined) {
     const existing = field.values.find((v) => v.id === p.id)
     if (!existing) conflict(`Value ${p.id} is not a value of the custom field "${field.name}".`, { [`${path}.id`]: 'is not a value of this field' })
-    return { ...existing, value: p.value ?? existing.value, color_key: p.color_key !== undefined ? p.color_key : existing.color_key, enabled: p.enabled ?? existing.enabled }
+    return {
+      ...existing,
+      value: p.value ?? existing.value,
+      color_key: p.color_key !== undefined ? p.color_key : existing.color_key,
+      enabled: p.enabled ?? existing.enabled,
+    }
   }
   if (p.value === undefined) throw ApiError.unprocessable('A new value needs its value text.', { [`${path}.value`]: 'is required to create a value' })
   return { id: ctx.uuid(), value: p.value, position: 0, color_key: p.color_key ?? null, enabled: p.enabled ?? true }
@@ -101,7 +114,8 @@ function nextValues(ctx: ServiceContext, field: CustomFieldRecord, body: UpdateB
   }
   if (body.values_remove !== undefined) {
     body.values_remove.forEach((id, i) => {
-      if (!values.some((v) => v.id === id)) conflict(`Value ${id} is not a value of the custom field "${field.name}".`, { [`values_remove[${i}]`]: 'is not a value of this field' })
+      if (!values.some((v) => v.id === id))
+        conflict(`Value ${id} is not a value of the custom field "${field.name}".`, { [`values_remove[${i}]`]: 'is not a value of this field' })
     })
     values = values.filter((v) => !body.values_remove!.includes(v.id))
   }
@@ -153,11 +167,17 @@ function forgetValues(ctx: ServiceContext, gone: (ref: { field_id: string; value
 export function updateCustomField(ctx: ServiceContext, id: string, body: UpdateBody): { before: CustomFieldRecord; after: CustomFieldRecord } {
   const before = customFields(ctx).require(id)
   if (body.values !== undefined && (body.values_add !== undefined || body.values_remove !== undefined)) {
-    throw ApiError.badRequest('values replaces the whole list; send it without values_add and values_remove.', { values: 'not allowed with values_add or values_remove' })
+    throw ApiError.badRequest('values replaces the whole list; send it without values_add and values_remove.', {
+      values: 'not allowed with values_add or values_remove',
+    })
   }
   if (body.name !== undefined) {
     const wanted = body.name.trim().toLowerCase()
-    if (customFields(ctx).all().some((f) => f.id !== id && f.name.trim().toLowerCase() === wanted)) {
+    if (
+      customFields(ctx)
+        .all()
+        .some((f) => f.id !== id && f.name.trim().toLowerCase() === wanted)
+    ) {
       conflict(`A custom field named "${body.name}" already exists.`, { name: 'is already taken' })
     }
   }
@@ -288,7 +308,14 @@ export const customFieldsResource: Resource = {
 
     app.put('/custom-fields/:id', { schema: { params: IdParams, body: UpdateCustomFieldV3 } }, async (req) => {
       const { before, after } = ctx.tx(() => updateCustomField(ctx, req.params.id, req.body))
-      ctx.emit({ entity_type: 'custom-field', action: 'update', id: after.id, name: after.name, member_id: req.auth.member.id, changes: changes(before, after) })
+      ctx.emit({
+        entity_type: 'custom-field',
+        action: 'update',
+        id: after.id,
+        name: after.name,
+        member_id: req.auth.member.id,
+        changes: changes(before, after),
+      })
       return customFieldV3(after)
     })
 
@@ -304,7 +331,10 @@ export const customFieldsResource: Resource = {
     const order = (list: CustomFieldRecord[], q: { order_by?: string; order_dir?: 'asc' | 'desc' }) =>
       sortBy(list, (f) => (q.order_by === 'name' ? f.name : q.order_by === 'updated_at' ? f.updated_at : f.position), q.order_dir).map((f) => f.id)
     const render = (r: Refs) => (ids: EntityId[]) =>
-      ids.map((id) => customFields(ctx).get(id)).filter((f): f is CustomFieldRecord => !!f).map((f) => customFieldV4(r, f))
+      ids
+        .map((id) => customFields(ctx).get(id))
+        .filter((f): f is CustomFieldRecord => !!f)
+        .map((f) => customFieldV4(r, f))
 
     // Listing is "not shown" in the spec; the real service has it and it costs nothing here.
     app.get('/:workspace/custom-fields', { schema: { querystring: listQ } }, async (req) =>
@@ -312,11 +342,16 @@ export const customFieldsResource: Resource = {
     )
 
     app.patch('/:workspace/custom-fields/bulk', { schema: { querystring: listQ, body: BulkUpdateCustomFieldsV4 } }, async (req) => {
-      const updated = ctx.tx(() =>
-        req.body.custom_fields.map(({ id, ...patch }, i) => inBulkItem('custom_fields', i, () => updateCustomField(ctx, id, patch))),
-      )
+      const updated = ctx.tx(() => req.body.custom_fields.map(({ id, ...patch }, i) => inBulkItem('custom_fields', i, () => updateCustomField(ctx, id, patch))))
       for (const { before, after } of updated) {
-        ctx.emit({ entity_type: 'custom-field', action: 'update', id: after.id, name: after.name, member_id: req.auth.member.id, changes: changes(before, after) })
+        ctx.emit({
+          entity_type: 'custom-field',
+          action: 'update',
+          id: after.id,
+          name: after.name,
+          member_id: req.auth.member.id,
+          changes: changes(before, after),
+        })
       }
       const latest = updated.map((u) => customFields(ctx).get(u.after.id)).filter((f): f is CustomFieldRecord => !!f)
       const ids = req.query.order_by ? order(latest, req.query) : [...new Set(latest.map((f) => f.id))]
@@ -335,7 +370,14 @@ export const customFieldsResource: Resource = {
 
     app.patch('/:workspace/custom-fields/:id', { schema: { params: V4IdParams, querystring: FieldsQuery, body: UpdateCustomFieldV4 } }, async (req) => {
       const { before, after } = ctx.tx(() => updateCustomField(ctx, req.params.id, req.body))
-      ctx.emit({ entity_type: 'custom-field', action: 'update', id: after.id, name: after.name, member_id: req.auth.member.id, changes: changes(before, after) })
+      ctx.emit({
+        entity_type: 'custom-field',
+        action: 'update',
+        id: after.id,
+        name: after.name,
+        member_id: req.auth.member.id,
+        changes: changes(before, after),
+      })
       return oneEntity(customFieldV4(refs(req), after), req.query, FIELDS)
     })
 
@@ -353,7 +395,13 @@ export const customFieldsResource: Resource = {
         const r = refs(req)
         return pager.list(req, req.query, {
           fieldNames: STORY_FIELDS,
-          select: (q) => orderStories(stories(ctx).all().filter((s) => s.custom_fields.some((c) => c.field_id === id)), q),
+          select: (q) =>
+            orderStories(
+              stories(ctx)
+                .all()
+                .filter((s) => s.custom_fields.some((c) => c.field_id === id)),
+              q,
+            ),
           render: (ids) => storiesV4(ctx, r, ids),
         })
       },

@@ -101,7 +101,10 @@ describe('v3 docs', () => {
 
   it('stores HTML content as sent (the default input format) and converts it to markdown on read', async () => {
     const api = v3(service)
-    const made = await api.post('/documents', { title: 'HTML doc', content: '<h2>Notes</h2><ul><li>one</li><li>two</li></ul><p>See <a href="https://example.com">this</a>.</p>' })
+    const made = await api.post('/documents', {
+      title: 'HTML doc',
+      content: '<h2>Notes</h2><ul><li>one</li><li>two</li></ul><p>See <a href="https://example.com">this</a>.</p>',
+    })
     const doc = await api.get(`/documents/${made.body.id}`)
     expect(doc.body.content_markdown).toBe('## Notes\n\n- one\n- two\n\nSee [this](https://example.com).')
     const html = await api.get(`/documents/${made.body.id}`, { query: { content_format: 'html' } })
@@ -200,7 +203,14 @@ describe('v3 docs', () => {
     expect(epics.status).toBe(200)
     expect(epics.body).toHaveLength(1)
     const epic = (await api.get(`/epics/${epicId}`)).body
-    expect(epics.body[0]).toMatchObject({ entity_type: 'epic', id: epicId, name: 'Docs relation epic', archived: false, epic_state_id: epic.epic_state_id, owner_ids: [] })
+    expect(epics.body[0]).toMatchObject({
+      entity_type: 'epic',
+      id: epicId,
+      name: 'Docs relation epic',
+      archived: false,
+      epic_state_id: epic.epic_state_id,
+      owner_ids: [],
+    })
     // The same EpicSlim every epic list gives, requester and global_id included.
     expect(epics.body[0]).toMatchObject({ requested_by_id: epic.requested_by_id, global_id: epic.global_id, state: epic.state })
     expect(epics.body[0].app_url).toBe(`${service.baseUrl}/demo/epic/${epicId}`)
@@ -282,16 +292,12 @@ describe('v4 docs', () => {
     }
   })
 
-  it.each([
-    [{ order_by: 'title' }],
-    [{ filter: 'favorited' }],
-    [{ limit: 0 }],
-    [{ limit: 101 }],
-    [{ fields: 'id,body' }],
-    [{ cursor: 'garbage' }],
-  ])('answers 400 to bad list parameters %o', async (query) => {
-    expect((await v4(service).get('/documents', { query })).status).toBe(400)
-  })
+  it.each([[{ order_by: 'title' }], [{ filter: 'favorited' }], [{ limit: 0 }], [{ limit: 101 }], [{ fields: 'id,body' }], [{ cursor: 'garbage' }]])(
+    'answers 400 to bad list parameters %o',
+    async (query) => {
+      expect((await v4(service).get('/documents', { query })).status).toBe(400)
+    },
+  )
 
   it('creates a doc with description and collections; the creator follows it', async () => {
     const api = v4(service)
@@ -304,7 +310,13 @@ describe('v4 docs', () => {
       collection_ids: [collection.id],
     })
     expect(made.status).toBe(201)
-    expect(made.body).toMatchObject({ entity_type: 'doc', title: 'Launch brief', archived: false, content_markdown: '# Brief\n\nWhat we ship.', content_html: '<h1>Brief</h1>\n<p>What we ship.</p>\n' })
+    expect(made.body).toMatchObject({
+      entity_type: 'doc',
+      title: 'Launch brief',
+      archived: false,
+      content_markdown: '# Brief\n\nWhat we ship.',
+      content_html: '<h1>Brief</h1>\n<p>What we ship.</p>\n',
+    })
     expect(made.body.creator.name).toBe('Ada Admin')
     expect(made.body.followers.entities.map((f: { name: string }) => f.name)).toEqual(['Ada Admin'])
     expect(made.body.collections.entities).toEqual([{ entity_type: 'collection:slim', id: collection.id, name: 'Launch docs', uri: collection.uri }])
@@ -335,11 +347,21 @@ describe('v4 docs', () => {
 
   it('bulk-creates docs, all or nothing', async () => {
     const api = v4(service)
-    const made = await api.post('/documents/bulk', { documents: [{ title: 'Bulk A', content: 'a', content_format: 'markdown' }, { title: 'Bulk B', content: '<p>b</p>' }] })
+    const made = await api.post('/documents/bulk', {
+      documents: [
+        { title: 'Bulk A', content: 'a', content_format: 'markdown' },
+        { title: 'Bulk B', content: '<p>b</p>' },
+      ],
+    })
     expect(made.status).toBe(201)
     expect(made.body.entities.map((d: { title: string }) => d.title)).toEqual(['Bulk A', 'Bulk B'])
     expect(made.body.entities[0].content_html).toBe('<p>a</p>\n')
-    const bad = await api.post('/documents/bulk', { documents: [{ title: 'Bulk C', content: '' }, { title: 'Bulk D', content: '', collection_ids: [MISSING] }] })
+    const bad = await api.post('/documents/bulk', {
+      documents: [
+        { title: 'Bulk C', content: '' },
+        { title: 'Bulk D', content: '', collection_ids: [MISSING] },
+      ],
+    })
     expect(bad.status).toBe(422)
     expect(Object.keys(bad.body.errors)).toEqual(['documents[1].collection_ids'])
     const titles = (await walk(api, '/documents', { limit: 100, fields: 'title' })).map((d) => d.title)
@@ -369,7 +391,13 @@ describe('v4 docs', () => {
     const admin = v4(service)
     const member = v4(service, service.tokens.member)
     const made = (await admin.post('/documents', { title: 'Patch me', content: '<p>one</p>' })).body
-    const patched = await member.patch(`/documents/${made.id}`, { title: 'Patched', content: '## Two', content_format: 'markdown', description: 'desc', archived: true })
+    const patched = await member.patch(`/documents/${made.id}`, {
+      title: 'Patched',
+      content: '## Two',
+      content_format: 'markdown',
+      description: 'desc',
+      archived: true,
+    })
     expect(patched.status).toBe(200)
     expect(patched.body).toMatchObject({ title: 'Patched', archived: true, content_markdown: '## Two', content_html: '<h2>Two</h2>\n' })
     expect((await admin.get('/documents', { query: { limit: 100, fields: 'id' } })).body.entities.map((d: { id: string }) => d.id)).not.toContain(made.id)
@@ -435,7 +463,9 @@ describe('v4 document search', () => {
     const archived = (await api.post('/documents', { title: `${title} (old)`, content: '' })).body
     await api.patch(`/documents/${archived.id}`, { archived: true })
     const titles = async (client: Client, query: Record<string, string | boolean>) =>
-      (await client.get('/documents/search', { query: { query: 'quokka habitat', fields: 'title', ...query } })).body.entities.map((d: { title: string }) => d.title).sort()
+      (await client.get('/documents/search', { query: { query: 'quokka habitat', fields: 'title', ...query } })).body.entities
+        .map((d: { title: string }) => d.title)
+        .sort()
     expect(await titles(api, {})).toEqual([title, `${title} (old)`])
     expect(await titles(api, { archived: true })).toEqual([`${title} (old)`])
     expect(await titles(api, { archived: false })).toEqual([title])
@@ -447,7 +477,12 @@ describe('v4 document search', () => {
 
   it('pages with a cursor and rejects a missing query or extra parameters', async () => {
     const api = v4(service)
-    await api.post('/documents/bulk', { documents: [{ title: 'Pager doc one', content: '' }, { title: 'Pager doc two', content: '' }] })
+    await api.post('/documents/bulk', {
+      documents: [
+        { title: 'Pager doc one', content: '' },
+        { title: 'Pager doc two', content: '' },
+      ],
+    })
     const first = await api.get('/documents/search', { query: { query: 'pager doc', limit: 1, fields: 'id' } })
     expect(first.status).toBe(200)
     expect(first.body.next_page_url).toBeTruthy()

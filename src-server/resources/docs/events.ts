@@ -73,7 +73,14 @@ export class DocStreams {
     if (a.action !== 'update') return
     const doc = this.ctx.col<DocRecord>('doc').get(id)
     if (!doc) return
-    const event: DocEvent = { type: 'doc-updated', doc_id: id, title: doc.title, updated_at: doc.updated_at, member_id: a.member_id, changed: Object.keys(a.changes ?? {}) }
+    const event: DocEvent = {
+      type: 'doc-updated',
+      doc_id: id,
+      title: doc.title,
+      updated_at: doc.updated_at,
+      member_id: a.member_id,
+      changed: Object.keys(a.changes ?? {}),
+    }
     for (const res of set) this.send(res, event)
   }
 

@@ -42,7 +42,10 @@ function createTurndown(): TurndownService {
         const start = Number(parent.getAttribute('start') ?? '1')
         prefix = `${start + Array.prototype.indexOf.call(parent.children, node)}. `
       }
-      const body = content.replace(/^\n+/, '').replace(/\n+$/, '\n').replace(/\n/gm, `\n${' '.repeat(prefix.length)}`)
+      const body = content
+        .replace(/^\n+/, '')
+        .replace(/\n+$/, '\n')
+        .replace(/\n/gm, `\n${' '.repeat(prefix.length)}`)
       return prefix + body + (node.nextSibling && !/\n$/.test(body) ? '\n' : '')
     },
   })

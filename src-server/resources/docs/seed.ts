@@ -281,13 +281,22 @@ function demoDocs({ ctx, random }: SeedContext, people: MemberRecord[]): void {
   const made = new Map<string, CollectionRecord>()
   for (const name of DEMO_COLLECTIONS) {
     const at = random.pastDate(ctx, 120)
-    made.set(name, collections(ctx).insert({ id: ctx.uuid(), name, archived: false, parent_collection_id: null, favorite_member_ids: [], created_at: at, updated_at: at }))
+    made.set(
+      name,
+      collections(ctx).insert({ id: ctx.uuid(), name, archived: false, parent_collection_id: null, favorite_member_ids: [], created_at: at, updated_at: at }),
+    )
   }
   const epicIds = ctx.col('epic').ids()
   const relation = ctx.relation(DOC_EPIC)
   for (const d of DEMO_DOCS) {
     const creator = random.pick(people)
-    const followers = [creator.id, ...random.some(people, 2).map((m) => m.id).filter((id) => id !== creator.id)]
+    const followers = [
+      creator.id,
+      ...random
+        .some(people, 2)
+        .map((m) => m.id)
+        .filter((id) => id !== creator.id),
+    ]
     const created = random.pastDate(ctx, 90)
     const html = markdownToHtml(d.markdown)
     const doc = docs(ctx).insert({
@@ -342,7 +351,15 @@ function bulkDocs({ ctx, plan, random }: SeedContext, people: MemberRecord[]): v
   })
   const collectionIds = ['Engineering', 'Product', 'Runbooks', 'Design', 'Support'].map((name) => {
     const at = ctx.now()
-    return collections(ctx).insert({ id: ctx.uuid(), name, archived: false, parent_collection_id: null, favorite_member_ids: [], created_at: at, updated_at: at }).id
+    return collections(ctx).insert({
+      id: ctx.uuid(),
+      name,
+      archived: false,
+      parent_collection_id: null,
+      favorite_member_ids: [],
+      created_at: at,
+      updated_at: at,
+    }).id
   })
   const epicIds = ctx.col('epic').ids()
   const relation = ctx.relation(DOC_EPIC)

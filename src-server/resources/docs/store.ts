@@ -170,5 +170,11 @@ export function docHeaders(ctx: ServiceContext): DocHeader[] {
        json_extract(data, '$.follower_ids') AS follower_ids FROM entities WHERE kind = 'doc' ORDER BY seq`,
     )
     .all()
-  return rows.map((r) => ({ id: r.id, title: r.title, archived: r.archived === 1, creator_id: r.creator_id, follower_ids: JSON.parse(r.follower_ids) as string[] }))
+  return rows.map((r) => ({
+    id: r.id,
+    title: r.title,
+    archived: r.archived === 1,
+    creator_id: r.creator_id,
+    follower_ids: JSON.parse(r.follower_ids) as string[],
+  }))
 }

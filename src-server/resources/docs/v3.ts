@@ -16,7 +16,6 @@ const EpicParams = Type.Object({ id: Id })
 const DocEpicParams = Type.Object({ id: Uuid, epicId: Id })
 
 export function docRoutesV3(app: ApiApp, { ctx }: Deps, streams: DocStreams): void {
-
   app.get('/documents', async (req) => docHeaders(ctx).map((d) => docSlimV3(ctx, origin(req), d)))
 
   app.post('/documents', { schema: { body: CreateDocV3 } }, async (req, reply) => {
@@ -66,7 +65,8 @@ export function docRoutesV3(app: ApiApp, { ctx }: Deps, streams: DocStreams): vo
     const change = ctx.tx(() => {
       const doc = docs(ctx).require(id)
       const epic = epicRecords(ctx).get(epicId)
-      if (!epic) throw ApiError.unprocessable(`Epic ${epicId} does not exist, so doc ${id} cannot be related to it.`, { epic_id: 'no such epic' }, 'unprocessable_error')
+      if (!epic)
+        throw ApiError.unprocessable(`Epic ${epicId} does not exist, so doc ${id} cannot be related to it.`, { epic_id: 'no such epic' }, 'unprocessable_error')
       const relation = ctx.relation(DOC_EPIC)
       const before = relation.bsOf(id).map(Number)
       if (before.includes(epicId)) return undefined

@@ -28,7 +28,19 @@ import { memberV4 } from '../members/index.ts'
 import type { MemberRecord } from '../members/member.ts'
 import type { DocStreams } from './events.ts'
 import { collectionV4, docV4 } from './render.ts'
-import { assertDocAdmin, collections, createCollection, createDoc, deleteDoc, docHeaders, docs, setDocCollections, updateDoc, type CollectionRecord, type DocRecord } from './store.ts'
+import {
+  assertDocAdmin,
+  collections,
+  createCollection,
+  createDoc,
+  deleteDoc,
+  docHeaders,
+  docs,
+  setDocCollections,
+  updateDoc,
+  type CollectionRecord,
+  type DocRecord,
+} from './store.ts'
 
 const DOC_FIELDS = Object.keys(DocV4.properties)
 const COLLECTION_FIELDS = Object.keys(CollectionV4.properties)
@@ -90,7 +102,9 @@ export function docRoutesV4(app: ApiApp, { ctx, pager, refs }: Deps, streams: Do
     const created = ctx.tx(() => req.body.documents.map((d, i) => inBulkItem('documents', i, () => createDoc(ctx, req.auth.member, d))))
     for (const d of created) emitCreate(req, d)
     const ids = created.map((d) => d.id)
-    return reply.code(201).send(pager.list(req, { ...req.query, limit: ids.length }, { fieldNames: DOC_FIELDS, select: () => ids, render: renderDocs(refs(req)) }))
+    return reply
+      .code(201)
+      .send(pager.list(req, { ...req.query, limit: ids.length }, { fieldNames: DOC_FIELDS, select: () => ids, render: renderDocs(refs(req)) }))
   })
 
   app.get('/:workspace/documents/search', { schema: { querystring: SearchDocsQueryV4 } }, async (req) => {
@@ -148,11 +162,17 @@ export function docRoutesV4(app: ApiApp, { ctx, pager, refs }: Deps, streams: Do
       return pager.list(req, req.query, {
         fieldNames: MEMBER_FIELDS,
         select: (q) => {
-          const found = doc.follower_ids.map((id) => members().get(id)).filter((m): m is MemberRecord => !!m && (q.filter === 'include_disabled' || !m.disabled))
+          const found = doc.follower_ids
+            .map((id) => members().get(id))
+            .filter((m): m is MemberRecord => !!m && (q.filter === 'include_disabled' || !m.disabled))
           const ordered = q.order_by === 'name' ? sortBy(found, (m) => m.profile.name, q.order_dir) : found
           return ordered.map((m) => m.id)
         },
-        render: (ids) => ids.map((id) => members().get(id)).filter((m): m is MemberRecord => !!m).map((m) => memberV4(ctx, r, m)),
+        render: (ids) =>
+          ids
+            .map((id) => members().get(id))
+            .filter((m): m is MemberRecord => !!m)
+            .map((m) => memberV4(ctx, r, m)),
       })
     },
   )
@@ -162,7 +182,11 @@ export function docRoutesV4(app: ApiApp, { ctx, pager, refs }: Deps, streams: Do
   app.get('/:workspace/documents/:id/collections', { schema: { params: DocParams, querystring: collectionListQ } }, async (req) => {
     const doc = docs(ctx).require(req.params.id)
     const me = req.auth.member.id
-    return pager.list(req, req.query, { fieldNames: COLLECTION_FIELDS, select: (q) => collectionIds(ctx, me, q, doc.collection_ids), render: renderCollections(ctx, refs(req), me) })
+    return pager.list(req, req.query, {
+      fieldNames: COLLECTION_FIELDS,
+      select: (q) => collectionIds(ctx, me, q, doc.collection_ids),
+      render: renderCollections(ctx, refs(req), me),
+    })
   })
 
   const changeMembership = (req: FastifyRequest, docId: string, collectionId: string, add: boolean) => {
@@ -228,8 +252,10 @@ export function collectionRoutesV4(app: ApiApp, { ctx, pager, refs }: Deps): voi
       return collections(ctx).update({ ...c, favorite_member_ids: ids })
     })
 
-  app.put('/:workspace/collections/:id/favorite', { config: { observerWrites: true }, schema: { params: CollectionParams, querystring: FieldsQuery } }, async (req) =>
-    oneEntity(collectionV4(refs(req), favorite(req.params.id, req.auth.member.id, true), req.auth.member.id), req.query, COLLECTION_FIELDS),
+  app.put(
+    '/:workspace/collections/:id/favorite',
+    { config: { observerWrites: true }, schema: { params: CollectionParams, querystring: FieldsQuery } },
+    async (req) => oneEntity(collectionV4(refs(req), favorite(req.params.id, req.auth.member.id, true), req.auth.member.id), req.query, COLLECTION_FIELDS),
   )
 
   app.delete('/:workspace/collections/:id/favorite', { config: { observerWrites: true }, schema: { params: CollectionParams } }, async (req, reply) => {

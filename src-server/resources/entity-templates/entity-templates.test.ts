@@ -65,7 +65,10 @@ describe('v3 POST, GET, PUT and DELETE /entity-templates', () => {
         linked_file_ids: [linkedId],
         labels: [{ name: 'ux' }, { name: 'made-by-a-template', color: '#00ff00' }],
         custom_fields: [{ field_id: priority.id, value_id: priority.values[1].id }],
-        tasks: [{ description: 'Do it', owner_ids: [people[0].id] }, { description: 'Check it', complete: true, external_id: 't-2' }],
+        tasks: [
+          { description: 'Do it', owner_ids: [people[0].id] },
+          { description: 'Check it', complete: true, external_id: 't-2' },
+        ],
         sub_tasks: [{ name: 'Part one', workflow_state_id: firstId('workflow_state') }, { name: 'Part two' }],
       },
     }
@@ -92,7 +95,10 @@ describe('v3 POST, GET, PUT and DELETE /entity-templates', () => {
     ])
     // v4 keeps each sub-task's position (spec part 1 §2.2); one without a workflow state leaves it out, never null.
     const v4SubTasks = (await v4(service).get(`/entity-templates/${made.body.id}`)).body.story_contents.sub_tasks
-    expect(v4SubTasks.map((t: { name: string; position: number }) => [t.name, t.position])).toEqual([['Part one', 1], ['Part two', 2]])
+    expect(v4SubTasks.map((t: { name: string; position: number }) => [t.name, t.position])).toEqual([
+      ['Part one', 1],
+      ['Part two', 2],
+    ])
     expect(v4SubTasks[0].workflow_state).toMatchObject({ entity_type: 'workflow-state:slim', id: firstId('workflow_state') })
     expect(v4SubTasks[1]).not.toHaveProperty('workflow_state')
     expect((await v3(service).get(`/entity-templates/${made.body.id}`)).body).toEqual(made.body)
@@ -115,8 +121,14 @@ describe('v3 POST, GET, PUT and DELETE /entity-templates', () => {
       [{ story_contents: { owner_ids: [NOBODY] } }, 'story_contents.owner_ids'],
       [{ story_contents: { group_id: NOBODY } }, 'story_contents.group_id'],
       [{ story_contents: { file_ids: [99999999] } }, 'story_contents.file_ids'],
-      [{ story_contents: { custom_fields: [{ field_id: priority.id, value_id: field('Severity').values[0].id }] } }, 'story_contents.custom_fields[0].value_id'],
-      [{ story_contents: { custom_fields: [{ field_id: field('Technical Area').id, value_id: field('Technical Area').values[0].id }] } }, 'story_contents.custom_fields[0].field_id'],
+      [
+        { story_contents: { custom_fields: [{ field_id: priority.id, value_id: field('Severity').values[0].id }] } },
+        'story_contents.custom_fields[0].value_id',
+      ],
+      [
+        { story_contents: { custom_fields: [{ field_id: field('Technical Area').id, value_id: field('Technical Area').values[0].id }] } },
+        'story_contents.custom_fields[0].field_id',
+      ],
       [{ story_contents: { tasks: [{ description: 'x', owner_ids: [NOBODY] }] } }, 'story_contents.tasks[0].owner_ids'],
     ]
     for (const [extra, key] of cases) {
@@ -142,8 +154,16 @@ describe('v3 POST, GET, PUT and DELETE /entity-templates', () => {
 
   it('PUT renames and merges story contents: keys sent replace, null unsets', async () => {
     const epic = (await v3(service).post('/epics', { name: 'Epic to unset' })).body
-    const made = (await v3(service).post('/entity-templates', { name: 'Mergeable', story_contents: { description: 'Old', estimate: 5, epic_id: epic.id, labels: [{ name: 'ux' }] } })).body
-    const res = await v3(service).put(`/entity-templates/${made.id}`, { name: 'Merged', story_contents: { description: 'New', epic_id: null, labels: [{ name: 'security' }] } })
+    const made = (
+      await v3(service).post('/entity-templates', {
+        name: 'Mergeable',
+        story_contents: { description: 'Old', estimate: 5, epic_id: epic.id, labels: [{ name: 'ux' }] },
+      })
+    ).body
+    const res = await v3(service).put(`/entity-templates/${made.id}`, {
+      name: 'Merged',
+      story_contents: { description: 'New', epic_id: null, labels: [{ name: 'security' }] },
+    })
     expect(res.status).toBe(200)
     expect(res.body.name).toBe('Merged')
     expect(res.body.story_contents).toMatchObject({ description: 'New', estimate: 5 })
@@ -220,7 +240,13 @@ describe('v4 entity templates', () => {
     const made = (
       await v3(service).post('/entity-templates', {
         name: 'Slim refs',
-        story_contents: { group_id: team, owner_ids: [people[0].id], labels: [{ name: 'ux' }], tasks: [{ description: 'T', owner_ids: [people[0].id] }], workflow_state_id: firstId('workflow_state') },
+        story_contents: {
+          group_id: team,
+          owner_ids: [people[0].id],
+          labels: [{ name: 'ux' }],
+          tasks: [{ description: 'T', owner_ids: [people[0].id] }],
+          workflow_state_id: firstId('workflow_state'),
+        },
       })
     ).body
     const res = await v4(service).get(`/entity-templates/${made.id}`)
@@ -251,7 +277,12 @@ describe('v4 entity templates', () => {
     const made = (
       await v3(service).post('/entity-templates', {
         name: 'Patchable',
-        story_contents: { labels: [{ name: 'ux' }, { name: 'security' }], estimate: 2, external_links: ['https://a.example'], custom_fields: [{ field_id: priority.id, value_id: priority.values[0].id }] },
+        story_contents: {
+          labels: [{ name: 'ux' }, { name: 'security' }],
+          estimate: 2,
+          external_links: ['https://a.example'],
+          custom_fields: [{ field_id: priority.id, value_id: priority.values[0].id }],
+        },
       })
     ).body
     const res = await v4(service).patch(`/entity-templates/${made.id}`, {
@@ -273,7 +304,11 @@ describe('v4 entity templates', () => {
     expect(c.external_links).toEqual(['https://a.example', 'https://b.example'])
     expect(c.custom_fields).toEqual([{ field_id: priority.id, value_id: priority.values[3].id }])
     expect(c).not.toHaveProperty('estimate')
-    const removed = await v4(service).patch(`/entity-templates/${made.id}`, { story_contents: { custom_fields_remove: [{ field_id: priority.id, value_id: priority.values[3].id }], label_ids: [] } }, { query: { fields: 'story_contents' } })
+    const removed = await v4(service).patch(
+      `/entity-templates/${made.id}`,
+      { story_contents: { custom_fields_remove: [{ field_id: priority.id, value_id: priority.values[3].id }], label_ids: [] } },
+      { query: { fields: 'story_contents' } },
+    )
     expect(removed.body.story_contents.custom_fields).toEqual([])
     expect(removed.body.story_contents.labels).toEqual([])
     const v3view = (await v3(service).get(`/entity-templates/${made.id}`)).body
@@ -285,7 +320,9 @@ describe('v4 entity templates', () => {
     const long = await v4(service).patch(`/entity-templates/${some}`, { name: 't'.repeat(129) })
     expect(long.status).toBe(422)
     expect(long.body.errors).toEqual({ name: 'must be at most 128 characters' })
-    expect((await v4(service).patch(`/entity-templates/${some}`, { story_contents: { label_ids_add: [99999999] } })).body.errors).toEqual({ 'story_contents.label_ids': 'no label 99999999' })
+    expect((await v4(service).patch(`/entity-templates/${some}`, { story_contents: { label_ids_add: [99999999] } })).body.errors).toEqual({
+      'story_contents.label_ids': 'no label 99999999',
+    })
     expect((await v4(service).patch(`/entity-templates/${some}`, { story_contents: { labels: [{ name: 'v3 form' }] } })).status).toBe(400)
     expect((await v4(service).patch(`/entity-templates/${some}`, { name: 5 })).status).toBe(400)
     expect((await v4(service).patch(`/entity-templates/${some}`, { name: 'x' }, { query: { fields: 'nope' } })).status).toBe(400)

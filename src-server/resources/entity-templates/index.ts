@@ -10,12 +10,7 @@ import {
   type StoryContentsV3,
   type TemplateCustomFieldParams,
 } from '../../../src-shared/api/v3/entity-templates.ts'
-import {
-  EntityTemplateV4,
-  UpdateEntityTemplateV4,
-  type StoryContentsV4,
-  type UpdateStoryContentsV4,
-} from '../../../src-shared/api/v4/entity-templates.ts'
+import { EntityTemplateV4, UpdateEntityTemplateV4, type StoryContentsV4, type UpdateStoryContentsV4 } from '../../../src-shared/api/v4/entity-templates.ts'
 import type { Slim } from '../../../src-shared/api/common.ts'
 import type { Resource } from '../../resource.ts'
 import type { ServiceContext } from '../../context.ts'
@@ -90,7 +85,18 @@ const byField = (refs: readonly TemplateCustomFieldParams[]): FieldValueRef[] =>
 /** Applies a story_contents body: keys sent replace, null unsets, _add/_remove edit lists. */
 function applyContents(current: StoryContentsRecord, patch: ContentsPatch): StoryContentsRecord {
   const next: Record<string, unknown> = { ...current }
-  const scalars = ['deadline', 'description', 'epic_id', 'estimate', 'group_id', 'iteration_id', 'name', 'project_id', 'story_type', 'workflow_state_id'] as const
+  const scalars = [
+    'deadline',
+    'description',
+    'epic_id',
+    'estimate',
+    'group_id',
+    'iteration_id',
+    'name',
+    'project_id',
+    'story_type',
+    'workflow_state_id',
+  ] as const
   for (const key of scalars) {
     const v = patch[key]
     if (v === null) delete next[key]
@@ -125,7 +131,12 @@ function applyContents(current: StoryContentsRecord, patch: ContentsPatch): Stor
     }))
   }
   if (patch.sub_tasks !== undefined) {
-    next.sub_tasks = patch.sub_tasks.map((t, i) => ({ name: t.name, owner_ids: unique(t.owner_ids ?? []), workflow_state_id: t.workflow_state_id ?? null, position: i + 1 }))
+    next.sub_tasks = patch.sub_tasks.map((t, i) => ({
+      name: t.name,
+      owner_ids: unique(t.owner_ids ?? []),
+      workflow_state_id: t.workflow_state_id ?? null,
+      position: i + 1,
+    }))
   }
   return next as StoryContentsRecord
 }
@@ -187,7 +198,11 @@ class TemplateViewsV3 {
     const { custom_fields, file_ids, linked_file_ids, sub_tasks, ...rest } = c
     const out: StoryContentsV3 = { ...rest, entity_type: 'story' }
     if (sub_tasks) {
-      out.sub_tasks = sub_tasks.map((t) => ({ name: t.name, owner_ids: t.owner_ids, ...(t.workflow_state_id === null ? {} : { workflow_state_id: t.workflow_state_id }) }))
+      out.sub_tasks = sub_tasks.map((t) => ({
+        name: t.name,
+        owner_ids: t.owner_ids,
+        ...(t.workflow_state_id === null ? {} : { workflow_state_id: t.workflow_state_id }),
+      }))
     }
     if (c.label_ids) out.labels = labelsV3(this.ctx, this.origin, c.label_ids)
     if (custom_fields) {
@@ -263,7 +278,10 @@ const V4IdParams = Type.Object({ workspace: Type.String(), id: Type.String({ for
 
 export const entityTemplatesResource: Resource = {
   seed: ({ ctx }) => {
-    const author = ctx.col<MemberRecord>('member').all().find((m) => m.role === 'admin')
+    const author = ctx
+      .col<MemberRecord>('member')
+      .all()
+      .find((m) => m.role === 'admin')
     if (!author) return
     const label = (name: string) => ctx.col<{ id: number; created_at: string; updated_at: string }>('label').byName(name)[0]?.id
     const field = (name: string, value: string) => {
@@ -304,7 +322,9 @@ export const entityTemplatesResource: Resource = {
     app.get('/entity-templates', async (req) => {
       assertTemplatesEnabled(ctx)
       const views = new TemplateViewsV3(ctx, origin(req))
-      return templates(ctx).all().map((t) => views.template(t))
+      return templates(ctx)
+        .all()
+        .map((t) => views.template(t))
     })
 
     app.post('/entity-templates', { schema: { body: CreateEntityTemplateV3 } }, async (req, reply) => {

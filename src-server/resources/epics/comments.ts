@@ -77,7 +77,14 @@ export function deleteComment(ctx: ServiceContext, comment: CommentRecord): void
   const all = comments(ctx).byParent(comment.epic_id)
   const hasReplies = (id: number) => all.some((c) => c.parent_id === id && c.id !== comment.id)
   if (all.some((c) => c.parent_id === comment.id)) {
-    comments(ctx).update({ ...comment, deleted: true, text: '', member_mention_ids: [], group_mention_ids: [], updated_at: laterThan(comment.updated_at, ctx.now()) })
+    comments(ctx).update({
+      ...comment,
+      deleted: true,
+      text: '',
+      member_mention_ids: [],
+      group_mention_ids: [],
+      updated_at: laterThan(comment.updated_at, ctx.now()),
+    })
     return
   }
   comments(ctx).delete(comment.id)
@@ -135,6 +142,11 @@ export class CommentThreads {
   }
 
   render(c: CommentRecord): ThreadedCommentV3 {
-    return commentV3(this.origin, this.slug, c, (this.children.get(c.id) ?? []).map((r) => this.render(r)))
+    return commentV3(
+      this.origin,
+      this.slug,
+      c,
+      (this.children.get(c.id) ?? []).map((r) => this.render(r)),
+    )
   }
 }

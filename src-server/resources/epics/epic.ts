@@ -4,15 +4,7 @@ import type { Activity, ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
 import { findOrCreateLabel, type LabelParams } from '../labels/label.ts'
 import { objectives } from '../objectives/objective.ts'
-import {
-  comments,
-  epics,
-  groups,
-  healths,
-  members,
-  stories,
-  type EpicRecord,
-} from './records.ts'
+import { comments, epics, groups, healths, members, stories, type EpicRecord } from './records.ts'
 import { applyStateType, epicWorkflow, requireState } from './workflow.ts'
 
 /** A change to an epic in record terms (v3 and v4 bodies are translated into it). */
@@ -41,10 +33,30 @@ export interface Move {
 
 /** The v3 fields whose old and new values an update activity reports. */
 const TRACKED: (keyof EpicRecord)[] = [
-  'name', 'description', 'archived', 'epic_state_id', 'external_id', 'requested_by_id', 'owner_ids', 'follower_ids',
-  'group_ids', 'objective_ids', 'label_ids', 'deadline', 'planned_start_date', 'started', 'started_at',
-  'started_at_override', 'completed', 'completed_at', 'completed_at_override', 'position',
-  'planner_id', 'planner_name', 'planner_plugin_id', 'planner_url',
+  'name',
+  'description',
+  'archived',
+  'epic_state_id',
+  'external_id',
+  'requested_by_id',
+  'owner_ids',
+  'follower_ids',
+  'group_ids',
+  'objective_ids',
+  'label_ids',
+  'deadline',
+  'planned_start_date',
+  'started',
+  'started_at',
+  'started_at_override',
+  'completed',
+  'completed_at',
+  'completed_at_override',
+  'position',
+  'planner_id',
+  'planner_name',
+  'planner_plugin_id',
+  'planner_url',
 ]
 
 export type Changes = NonNullable<Activity['changes']>
@@ -222,7 +234,17 @@ export function updateEpic(ctx: ServiceContext, id: number, input: EpicInput, me
   const set = <K extends keyof EpicInput & keyof EpicRecord>(key: K) => {
     if (input[key] !== undefined) (next as unknown as Record<string, unknown>)[key] = input[key]
   }
-  for (const key of ['name', 'archived', 'external_id', 'requested_by_id', 'deadline', 'planned_start_date', 'started_at_override', 'completed_at_override'] as const) set(key)
+  for (const key of [
+    'name',
+    'archived',
+    'external_id',
+    'requested_by_id',
+    'deadline',
+    'planned_start_date',
+    'started_at_override',
+    'completed_at_override',
+  ] as const)
+    set(key)
   for (const key of ['owner_ids', 'follower_ids', 'group_ids', 'objective_ids', 'label_ids'] as const) {
     const list = input[key]
     if (list !== undefined) (next as unknown as Record<string, unknown>)[key] = unique<string | number>(list)

@@ -55,13 +55,23 @@ describe('v3 epic comments', () => {
     expect((await api.get(`/epics/${epic.id}`)).body.comments).toEqual(list.body)
     const four = (await v4(service).get(`/epics/${epic.id}`)).body
     expect(four.comments.entities.map((c: { id: number }) => c.id)).toEqual([top.body.id, reply.body.id, deeper.body.id, second.body.id])
-    expect(four.comments.entities[0]).toMatchObject({ entity_type: 'threaded-comment:slim', text: 'First, for @max', deleted: false, app_url: top.body.app_url })
+    expect(four.comments.entities[0]).toMatchObject({
+      entity_type: 'threaded-comment:slim',
+      text: 'First, for @max',
+      deleted: false,
+      app_url: top.body.app_url,
+    })
   })
 
   it('keeps external_id and imported times, and moves the epic updated_at', async () => {
     const api = v3(service)
     const epic = await newEpic()
-    const c = await api.post(`/epics/${epic.id}/comments`, { text: 'Imported', external_id: 'cmt-1', created_at: '2023-05-05T10:00:00.000Z', updated_at: '2023-05-06T10:00:00.000Z' })
+    const c = await api.post(`/epics/${epic.id}/comments`, {
+      text: 'Imported',
+      external_id: 'cmt-1',
+      created_at: '2023-05-05T10:00:00.000Z',
+      updated_at: '2023-05-06T10:00:00.000Z',
+    })
     expect(c.body).toMatchObject({ external_id: 'cmt-1', created_at: '2023-05-05T10:00:00.000Z', updated_at: '2023-05-06T10:00:00.000Z' })
     expect((await api.get(`/epics/${epic.id}`)).body.updated_at > epic.updated_at).toBe(true)
   })
@@ -134,7 +144,9 @@ describe('v3 epic comments', () => {
     const long = await api.post(`/epics/${epic.id}/comments`, { text: 't'.repeat(100_001) })
     expect(long.status).toBe(422)
     expect(long.body.errors).toEqual({ text: 'must be at most 100000 characters' })
-    expect((await api.post(`/epics/${epic.id}/comments`, { text: 'x', external_id: 'e'.repeat(129) })).body.errors).toEqual({ external_id: 'must be at most 128 characters' })
+    expect((await api.post(`/epics/${epic.id}/comments`, { text: 'x', external_id: 'e'.repeat(129) })).body.errors).toEqual({
+      external_id: 'must be at most 128 characters',
+    })
     expect((await api.put(`/epics/${epic.id}/comments/${exact.body.id}`, { text: 't'.repeat(100_001) })).status).toBe(422)
     const nobody = await api.post(`/epics/${epic.id}/comments`, { text: 'x', author_id: UUID_NOBODY })
     expect(nobody.status).toBe(422)
@@ -211,7 +223,13 @@ describe('v3 epic health', () => {
     expect((await api.get(`/epics/${epic.id}`)).body.health).toEqual(third)
     const four = (await v4(service).get(`/epics/${epic.id}`)).body.healths
     expect(four.entities.map((h: { id: string }) => h.id)).toEqual([third.id, second.id, first.body.id])
-    expect(four.entities[0]).toEqual({ entity_type: 'health:slim', id: third.id, status: 'Off Track', created_at: third.created_at, updated_at: third.updated_at })
+    expect(four.entities[0]).toEqual({
+      entity_type: 'health:slim',
+      id: third.id,
+      status: 'Off Track',
+      created_at: third.created_at,
+      updated_at: third.updated_at,
+    })
     const reset = (await api.post(`/epics/${epic.id}/health`, { status: 'No Health' })).body
     expect((await api.get(`/epics/${epic.id}/health`)).body.id).toBe(reset.id)
   })

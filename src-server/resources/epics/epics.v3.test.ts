@@ -46,7 +46,8 @@ describe('v3 epic list', () => {
     // global_id: stable and unique per epic, on the epic and on each of its labels.
     expect(e.global_id).toBe(`${service.ctx.workspace.id}:epic:${e.id}`)
     expect(new Set(list.body.map((x: { global_id: string }) => x.global_id)).size).toBe(list.body.length)
-    for (const l of list.body.flatMap((x: { labels: { id: number; global_id: string }[] }) => x.labels)) expect(l.global_id).toBe(`${service.ctx.workspace.id}:label:${l.id}`)
+    for (const l of list.body.flatMap((x: { labels: { id: number; global_id: string }[] }) => x.labels))
+      expect(l.global_id).toBe(`${service.ctx.workspace.id}:label:${l.id}`)
     expect(e).not.toHaveProperty('description')
     expect(e).not.toHaveProperty('comments')
     expect(e).not.toHaveProperty('health')
@@ -143,7 +144,13 @@ describe('v3 epic create', () => {
       milestone_id: objectives[0],
       objective_ids: [objectives[1]],
     })
-    expect(res.body).toMatchObject({ epic_state_id: stateNamed('Planned'), state: 'to do', started: false, group_ids: [teams[1]], objective_ids: [objectives[1]] })
+    expect(res.body).toMatchObject({
+      epic_state_id: stateNamed('Planned'),
+      state: 'to do',
+      started: false,
+      group_ids: [teams[1]],
+      objective_ids: [objectives[1]],
+    })
   })
 
   it.each([
@@ -286,11 +293,18 @@ describe('v3 epic read, update and delete', () => {
 
   it('moves epics with after_id and before_id', async () => {
     const api = v3(service)
-    const [a, b, c] = [(await api.post('/epics', { name: 'Pos A' })).body, (await api.post('/epics', { name: 'Pos B' })).body, (await api.post('/epics', { name: 'Pos C' })).body]
+    const [a, b, c] = [
+      (await api.post('/epics', { name: 'Pos A' })).body,
+      (await api.post('/epics', { name: 'Pos B' })).body,
+      (await api.post('/epics', { name: 'Pos C' })).body,
+    ]
     expect(a.position < b.position && b.position < c.position).toBe(true)
     const order = async () => {
       const all = (await api.get('/epics')).body as { id: number; position: number }[]
-      return all.filter((e) => [a.id, b.id, c.id].includes(e.id)).sort((x, y) => x.position - y.position).map((e) => e.id)
+      return all
+        .filter((e) => [a.id, b.id, c.id].includes(e.id))
+        .sort((x, y) => x.position - y.position)
+        .map((e) => e.id)
     }
     await api.put(`/epics/${c.id}`, { before_id: a.id })
     expect(await order()).toEqual([c.id, a.id, b.id])
@@ -350,7 +364,14 @@ describe('v3 epic read, update and delete', () => {
   it('unlinks the planner', async () => {
     const api = v3(service)
     const made = (await api.post('/epics', { name: 'Planned elsewhere' })).body
-    const col = service.ctx.col<{ id: number; created_at: string; updated_at: string; planner_id: string | null; planner_url: string | null; planner_name: string | null }>('epic')
+    const col = service.ctx.col<{
+      id: number
+      created_at: string
+      updated_at: string
+      planner_id: string | null
+      planner_url: string | null
+      planner_name: string | null
+    }>('epic')
     col.update({ ...col.get(made.id)!, planner_id: UUID_NOBODY, planner_url: 'https://planner.example/1', planner_name: 'Roadmap' })
     expect((await api.get(`/epics/${made.id}`)).body.planner_url).toBe('https://planner.example/1')
     const res = await api.post(`/epics/${made.id}/unlink-planner`)

@@ -213,14 +213,24 @@ describe('v4 epics: create, read, update, delete', () => {
   it('patches with the replace, _add and _remove forms', async () => {
     const api = v4(service)
     const made = (await api.post('/epics', { name: 'Lists', owner_ids: [ada], team_ids: [teams[0]] })).body
-    const p1 = await api.patch(`/epics/${made.id}`, { owner_ids_add: [max, grace], follower_ids: [grace], team_ids_remove: [teams[0]], objective_ids_add: [objectives[0], objectives[1]] })
+    const p1 = await api.patch(`/epics/${made.id}`, {
+      owner_ids_add: [max, grace],
+      follower_ids: [grace],
+      team_ids_remove: [teams[0]],
+      objective_ids_add: [objectives[0], objectives[1]],
+    })
     expect(p1.status).toBe(200)
     expect(ids(p1.body.owners)).toEqual([ada, max, grace])
     expect(ids(p1.body.followers)).toEqual([grace])
     expect(ids(p1.body.teams)).toEqual([])
     expect(ids(p1.body.objectives)).toEqual([objectives[0], objectives[1]])
     // Replace, then add, then remove, within one item.
-    const p2 = await api.patch(`/epics/${made.id}`, { owner_ids: [max], owner_ids_add: [ada], owner_ids_remove: [max, UUID_NOBODY], objective_ids_remove: [objectives[0]] })
+    const p2 = await api.patch(`/epics/${made.id}`, {
+      owner_ids: [max],
+      owner_ids_add: [ada],
+      owner_ids_remove: [max, UUID_NOBODY],
+      objective_ids_remove: [objectives[0]],
+    })
     expect(ids(p2.body.owners)).toEqual([ada])
     expect(ids(p2.body.objectives)).toEqual([objectives[1]])
     // Adding an id twice keeps one.
@@ -313,7 +323,15 @@ describe('v4 epic list and search', () => {
     const second = await api.get('/epics', { query: Object.fromEntries(next.searchParams) })
     expect(second.body.current_page).toBe(2)
     expect(second.body.entities[0].id).not.toBe(first.body.entities[0].id)
-    for (const query of [{ limit: 0 }, { limit: 101 }, { order_by: 'name' }, { filter: 'archived' }, { fields: 'id,nope' }, { cursor: next.searchParams.get('cursor')!, limit: 5 }, { bogus: 1 }]) {
+    for (const query of [
+      { limit: 0 },
+      { limit: 101 },
+      { order_by: 'name' },
+      { filter: 'archived' },
+      { fields: 'id,nope' },
+      { cursor: next.searchParams.get('cursor')!, limit: 5 },
+      { bogus: 1 },
+    ]) {
       expect((await api.get('/epics', { query })).status, JSON.stringify(query)).toBe(400)
     }
   })
@@ -321,7 +339,9 @@ describe('v4 epic list and search', () => {
   it('searches names and descriptions, names first, and understands a few operators', async () => {
     const api = v4(service)
     const inName = (await api.post('/epics', { name: 'Zebra crossing redesign', external_id: 'search-ext-1', owner_ids: [max] })).body
-    const inText = (await api.post('/epics', { name: 'Street furniture', description: 'Includes the zebra crossing near the school.', epic_state_id: stateNamed('Done') })).body
+    const inText = (
+      await api.post('/epics', { name: 'Street furniture', description: 'Includes the zebra crossing near the school.', epic_state_id: stateNamed('Done') })
+    ).body
     const archived = (await api.post('/epics', { name: 'Old zebra crossing', external_id: 'search-ext-2' })).body
     await api.patch(`/epics/${archived.id}`, { archived: true })
 
@@ -356,7 +376,12 @@ describe('v4 epic list and search', () => {
 
 describe('v4 epic bulk operations', () => {
   it('creates several epics in one request and returns them as a list', async () => {
-    const res = await v4(service).post('/epics/bulk', { epics: [{ name: 'Bulk 1', external_id: 'bulk-1' }, { name: 'Bulk 2', owner_ids: [max] }] })
+    const res = await v4(service).post('/epics/bulk', {
+      epics: [
+        { name: 'Bulk 1', external_id: 'bulk-1' },
+        { name: 'Bulk 2', owner_ids: [max] },
+      ],
+    })
     expect(res.status).toBe(201)
     expect(res.body).toMatchObject({ current_items: 2, total_items: 2 })
     expect(res.body.entities.map((e: { name: string }) => e.name)).toEqual(['Bulk 1', 'Bulk 2'])
@@ -368,7 +393,12 @@ describe('v4 epic bulk operations', () => {
   it('creates nothing when one item fails, and names the item', async () => {
     const api = v4(service)
     const before = (await api.get('/epics', { query: { filter: 'include_archived' } })).body.total_items
-    const res = await api.post('/epics/bulk', { epics: [{ name: 'Fine', external_id: 'bulk-atomic' }, { name: 'Broken', owner_ids: [UUID_NOBODY] }] })
+    const res = await api.post('/epics/bulk', {
+      epics: [
+        { name: 'Fine', external_id: 'bulk-atomic' },
+        { name: 'Broken', owner_ids: [UUID_NOBODY] },
+      ],
+    })
     expect(res.status).toBe(422)
     expect(Object.keys(res.body.errors)).toEqual(['epics[1].owner_ids'])
     expect(res.body.message).toMatch(/^epics\[1\]/)
@@ -408,10 +438,20 @@ describe('v4 epic bulk operations', () => {
   it('updates nothing when one item fails, and names the item', async () => {
     const api = v4(service)
     const a = (await api.post('/epics', { name: 'BU atomic' })).body
-    const missing = await api.patch('/epics/bulk', { epics: [{ id: a.id, name: 'changed' }, { id: 999_999, name: 'ghost' }] })
+    const missing = await api.patch('/epics/bulk', {
+      epics: [
+        { id: a.id, name: 'changed' },
+        { id: 999_999, name: 'ghost' },
+      ],
+    })
     expect(missing.status).toBe(404)
     expect(Object.keys(missing.body.errors)).toEqual(['epics[1]'])
-    const badState = await api.patch('/epics/bulk', { epics: [{ id: a.id, name: 'changed' }, { id: a.id, epic_state_id: 999_999 }] })
+    const badState = await api.patch('/epics/bulk', {
+      epics: [
+        { id: a.id, name: 'changed' },
+        { id: a.id, epic_state_id: 999_999 },
+      ],
+    })
     expect(badState.status).toBe(422)
     expect(Object.keys(badState.body.errors)).toEqual(['epics[1].epic_state_id'])
     const read = (await api.get(`/epics/${a.id}`)).body
@@ -454,24 +494,41 @@ describe('v4 epic bulk operations', () => {
 
 describe('v3 and v4 views of one epic', () => {
   it('agree on every shared field, whichever generation wrote last', async () => {
-    const made = (await v4(service).post('/epics', {
-      name: 'Shared epic',
-      description: 'Seen by both @grace',
-      external_id: 'shared-1',
-      owner_ids: [max],
-      follower_ids: [grace],
-      team_ids: [teams[0]],
-      objective_ids: [objectives[0]],
-      epic_state_id: stateNamed('In Progress'),
-      deadline: '2031-05-01T00:00:00.000Z',
-    })).body
+    const made = (
+      await v4(service).post('/epics', {
+        name: 'Shared epic',
+        description: 'Seen by both @grace',
+        external_id: 'shared-1',
+        owner_ids: [max],
+        follower_ids: [grace],
+        team_ids: [teams[0]],
+        objective_ids: [objectives[0]],
+        epic_state_id: stateNamed('In Progress'),
+        deadline: '2031-05-01T00:00:00.000Z',
+      })
+    ).body
     await v3(service).put(`/epics/${made.id}`, { labels: [{ name: 'shared-label' }], group_ids: [teams[0], teams[1]] })
     await v3(service).post(`/epics/${made.id}/comments`, { text: 'From v3' })
     await v3(service).post(`/epics/${made.id}/health`, { status: 'At Risk' })
 
     const four = (await v4(service).get(`/epics/${made.id}`)).body
     const three = (await v3(service).get(`/epics/${made.id}`)).body
-    for (const f of ['id', 'name', 'description', 'archived', 'started', 'started_at', 'completed', 'completed_at', 'deadline', 'external_id', 'created_at', 'updated_at', 'planned_start_date', 'app_url']) {
+    for (const f of [
+      'id',
+      'name',
+      'description',
+      'archived',
+      'started',
+      'started_at',
+      'completed',
+      'completed_at',
+      'deadline',
+      'external_id',
+      'created_at',
+      'updated_at',
+      'planned_start_date',
+      'app_url',
+    ]) {
       expect(four[f], f).toEqual(three[f])
     }
     expect(four.epic_state.id).toBe(three.epic_state_id)

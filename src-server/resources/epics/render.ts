@@ -178,11 +178,26 @@ export function epicPageV4(ctx: ServiceContext, refs: Refs, list: readonly EpicR
   for (const c of commentsByEpic.values()) refs.remember('epic_comment', c)
   for (const h of healthsByEpic.values()) refs.remember('epic_health', h)
   for (const s of storiesByEpic.values()) refs.remember('story', s)
-  refs.preload('member', list.flatMap((e) => [...e.follower_ids, ...e.owner_ids, ...e.member_mention_ids, e.requested_by_id]))
-  refs.preload('group', list.flatMap((e) => [...e.group_ids, ...e.group_mention_ids]))
-  refs.preload('label', list.flatMap((e) => e.label_ids))
-  refs.preload('objective', list.flatMap((e) => e.objective_ids))
-  refs.preload('epic_state', list.map((e) => e.epic_state_id))
+  refs.preload(
+    'member',
+    list.flatMap((e) => [...e.follower_ids, ...e.owner_ids, ...e.member_mention_ids, e.requested_by_id]),
+  )
+  refs.preload(
+    'group',
+    list.flatMap((e) => [...e.group_ids, ...e.group_mention_ids]),
+  )
+  refs.preload(
+    'label',
+    list.flatMap((e) => e.label_ids),
+  )
+  refs.preload(
+    'objective',
+    list.flatMap((e) => e.objective_ids),
+  )
+  refs.preload(
+    'epic_state',
+    list.map((e) => e.epic_state_id),
+  )
   return list.map((e) => {
     const uri = refs.uri('epic', e.id)
     const page = (kind: Parameters<Refs['page']>[0], ids: readonly EntityId[], sub: string) => refs.page(kind, ids, `${uri}/${sub}`)
@@ -190,7 +205,11 @@ export function epicPageV4(ctx: ServiceContext, refs: Refs, list: readonly EpicR
       entity_type: 'epic',
       app_url: refs.appUrl('epic', e.id),
       archived: e.archived,
-      comments: page('epic_comment', inWrittenOrder(commentsByEpic.get(String(e.id)) ?? []).map((c) => c.id), 'comments'),
+      comments: page(
+        'epic_comment',
+        inWrittenOrder(commentsByEpic.get(String(e.id)) ?? []).map((c) => c.id),
+        'comments',
+      ),
       completed: e.completed,
       completed_at: e.completed_at,
       completed_at_override: e.completed_at_override,
@@ -200,7 +219,11 @@ export function epicPageV4(ctx: ServiceContext, refs: Refs, list: readonly EpicR
       epic_state: refs.slim('epic_state', e.epic_state_id) ?? { entity_type: 'epic-state:slim', id: e.epic_state_id },
       external_id: e.external_id,
       followers: page('member', e.follower_ids, 'followers'),
-      healths: page('epic_health', newestFirst(healthsByEpic.get(String(e.id)) ?? []).map((h) => h.id), 'epic-healths'),
+      healths: page(
+        'epic_health',
+        newestFirst(healthsByEpic.get(String(e.id)) ?? []).map((h) => h.id),
+        'epic-healths',
+      ),
       id: e.id,
       labels: page('label', e.label_ids, 'labels'),
       mentioned_members: page('member', e.member_mention_ids, 'mentioned-members'),
@@ -213,7 +236,11 @@ export function epicPageV4(ctx: ServiceContext, refs: Refs, list: readonly EpicR
       started: e.started,
       started_at: e.started_at,
       started_at_override: e.started_at_override,
-      stories: page('story', (storiesByEpic.get(String(e.id)) ?? []).map((s) => s.id), 'stories'),
+      stories: page(
+        'story',
+        (storiesByEpic.get(String(e.id)) ?? []).map((s) => s.id),
+        'stories',
+      ),
       teams: page('group', e.group_ids, 'teams'),
       updated_at: e.updated_at,
       uri,

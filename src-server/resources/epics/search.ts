@@ -87,12 +87,22 @@ function operatorTest(ctx: ServiceContext, op: Operator): (e: EpicRecord) => boo
       return (e) => e.deadline !== null
     }
     case 'state': {
-      const ids = new Set(epicStates(ctx).all().filter((s) => s.name.toLowerCase() === value || s.type === value).map((s) => s.id))
+      const ids = new Set(
+        epicStates(ctx)
+          .all()
+          .filter((s) => s.name.toLowerCase() === value || s.type === value)
+          .map((s) => s.id),
+      )
       return (e) => ids.has(e.epic_state_id)
     }
     case 'owner':
     case 'requester': {
-      const ids = new Set(members(ctx).all().filter((m) => m.profile.mention_name.toLowerCase() === value.replace(/^@/, '') || m.id === op.value).map((m) => m.id))
+      const ids = new Set(
+        members(ctx)
+          .all()
+          .filter((m) => m.profile.mention_name.toLowerCase() === value.replace(/^@/, '') || m.id === op.value)
+          .map((m) => m.id),
+      )
       return op.key === 'owner' ? (e) => e.owner_ids.some((id) => ids.has(id)) : (e) => ids.has(e.requested_by_id)
     }
     case 'team': {

@@ -122,10 +122,20 @@ interface Cast {
 
 function castOf(ctx: ServiceContext): Cast {
   return {
-    people: members(ctx).all().filter((m) => m.role !== 'observer' && !m.disabled),
-    teamIds: groups(ctx).all().filter((g) => g.archived !== true).map((g) => g.id),
-    objectiveIds: objectives(ctx).all().map((o) => o.id),
-    labelIds: labels(ctx).all().filter((l) => !l.archived).map((l) => l.id),
+    people: members(ctx)
+      .all()
+      .filter((m) => m.role !== 'observer' && !m.disabled),
+    teamIds: groups(ctx)
+      .all()
+      .filter((g) => g.archived !== true)
+      .map((g) => g.id),
+    objectiveIds: objectives(ctx)
+      .all()
+      .map((o) => o.id),
+    labelIds: labels(ctx)
+      .all()
+      .filter((l) => !l.archived)
+      .map((l) => l.id),
   }
 }
 
@@ -185,7 +195,17 @@ function addThread(ctx: ServiceContext, epic: EpicRecord, cast: Cast, random: Se
     let parent = top
     for (let r = random.int(0, 2); r > 0; r--) {
       at = later(random, at, 3, nowMs)
-      const reply: CommentRecord = { ...parent, id: ctx.nextId(), parent_id: parent.id, author_id: random.pick(cast.people).id, text: random.pick(REPLIES), member_mention_ids: [], group_mention_ids: [], created_at: at, updated_at: at }
+      const reply: CommentRecord = {
+        ...parent,
+        id: ctx.nextId(),
+        parent_id: parent.id,
+        author_id: random.pick(cast.people).id,
+        text: random.pick(REPLIES),
+        member_mention_ids: [],
+        group_mention_ids: [],
+        created_at: at,
+        updated_at: at,
+      }
       comments(ctx).insert(reply)
       // Every other reply answers the reply before it, so threads nest.
       if (random.chance(0.5)) parent = reply
@@ -240,7 +260,15 @@ export function seedEpics({ ctx, plan, random }: SeedContext): void {
     const createdAt = random.pastDate(ctx, plan.demo ? 240 : 720)
     const [name, why] = plan.demo ? DEMO_EPICS[i % DEMO_EPICS.length] : [`Epic ${i + 1}`, '']
     const description = plan.demo ? demoDescription(why, random) : `Seeded epic ${i + 1}.`
-    const epic = baseEpic(ctx, position, plan.demo && i >= DEMO_EPICS.length ? `${name} (phase ${Math.floor(i / DEMO_EPICS.length) + 1})` : name, description, createdAt, state.id, random.pick(cast.people).id)
+    const epic = baseEpic(
+      ctx,
+      position,
+      plan.demo && i >= DEMO_EPICS.length ? `${name} (phase ${Math.floor(i / DEMO_EPICS.length) + 1})` : name,
+      description,
+      createdAt,
+      state.id,
+      random.pick(cast.people).id,
+    )
     epic.owner_ids = random.some(cast.people, random.int(plan.demo ? 1 : 0, 2)).map((m) => m.id)
     epic.follower_ids = [...new Set([...epic.owner_ids, ...random.some(cast.people, random.int(0, 3)).map((m) => m.id)])]
     epic.group_ids = random.some(cast.teamIds, random.int(0, plan.demo ? 2 : 1))

@@ -151,24 +151,30 @@ export function epicsV3(app: ApiApp, { ctx }: Deps): void {
   // ---- threaded comments (Observers may write them) ----
 
   const commentActivity = (c: CommentRecord, action: 'create' | 'update' | 'delete', memberId: string, epic: EpicRecord) =>
-    ctx.emit({ entity_type: 'epic-comment', action, id: c.id, name: c.text.slice(0, 100), member_id: memberId, references: [{ id: epic.id, entity_type: 'epic', name: epic.name }] })
+    ctx.emit({
+      entity_type: 'epic-comment',
+      action,
+      id: c.id,
+      name: c.text.slice(0, 100),
+      member_id: memberId,
+      references: [{ id: epic.id, entity_type: 'epic', name: epic.name }],
+    })
 
   app.get('/epics/:id/comments', { schema: { params: EpicParams } }, async (req) => {
     epics(ctx).require(req.params.id)
     return CommentThreads.of(ctx, origin(req), req.params.id).top()
   })
 
-  const addComment = (parent: 'top' | 'reply') =>
-    async (req: { params: { id: number; commentId?: number }; body: CreateEpicCommentV3; auth: Auth }) => {
-      const authorId = req.body.author_id ?? req.auth.member.id
-      return ctx.tx(() => {
-        const epic = epics(ctx).require(req.params.id)
-        const parentId = parent === 'reply' ? requireLiveComment(ctx, epic.id, req.params.commentId!).id : null
-        requireMembers(ctx, [authorId], 'author_id')
-        const comment = createComment(ctx, epic.id, parentId, req.body, authorId, new Mentions(ctx))
-        return { comment, epic: touchEpic(ctx, epic) }
-      })
-    }
+  const addComment = (parent: 'top' | 'reply') => async (req: { params: { id: number; commentId?: number }; body: CreateEpicCommentV3; auth: Auth }) => {
+    const authorId = req.body.author_id ?? req.auth.member.id
+    return ctx.tx(() => {
+      const epic = epics(ctx).require(req.params.id)
+      const parentId = parent === 'reply' ? requireLiveComment(ctx, epic.id, req.params.commentId!).id : null
+      requireMembers(ctx, [authorId], 'author_id')
+      const comment = createComment(ctx, epic.id, parentId, req.body, authorId, new Mentions(ctx))
+      return { comment, epic: touchEpic(ctx, epic) }
+    })
+  }
 
   app.post('/epics/:id/comments', { config: { observerWrites: true }, schema: { params: EpicParams, body: CreateEpicCommentV3 } }, async (req, reply) => {
     const { comment, epic } = await addComment('top')(req)
@@ -182,11 +188,15 @@ export function epicsV3(app: ApiApp, { ctx }: Deps): void {
     return CommentThreads.of(ctx, origin(req), req.params.id).render(comment)
   })
 
-  app.post('/epics/:id/comments/:commentId', { config: { observerWrites: true }, schema: { params: CommentParams, body: CreateEpicCommentV3 } }, async (req, reply) => {
-    const { comment, epic } = await addComment('reply')(req)
-    commentActivity(comment, 'create', req.auth.member.id, epic)
-    return reply.code(201).send(CommentThreads.of(ctx, origin(req), epic.id).render(comment))
-  })
+  app.post(
+    '/epics/:id/comments/:commentId',
+    { config: { observerWrites: true }, schema: { params: CommentParams, body: CreateEpicCommentV3 } },
+    async (req, reply) => {
+      const { comment, epic } = await addComment('reply')(req)
+      commentActivity(comment, 'create', req.auth.member.id, epic)
+      return reply.code(201).send(CommentThreads.of(ctx, origin(req), epic.id).render(comment))
+    },
+  )
 
   app.put('/epics/:id/comments/:commentId', { config: { observerWrites: true }, schema: { params: CommentParams, body: UpdateEpicCommentV3 } }, async (req) => {
     const { comment, epic, changed } = ctx.tx(() => {

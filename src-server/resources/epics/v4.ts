@@ -118,7 +118,11 @@ export function epicsV4(app: ApiApp, { ctx, pager, refs }: Deps): void {
 
   const render = (r: Refs) => (ids: EntityId[]) => {
     const found = epics(ctx).getMany(ids)
-    return epicPageV4(ctx, r, ids.map((id) => found.get(String(id))).filter((e): e is EpicRecord => !!e))
+    return epicPageV4(
+      ctx,
+      r,
+      ids.map((id) => found.get(String(id))).filter((e): e is EpicRecord => !!e),
+    )
   }
   const select = (q: ListQuery) =>
     epics(ctx).ids({
@@ -166,7 +170,13 @@ export function epicsV4(app: ApiApp, { ctx, pager, refs }: Deps): void {
       return req.body.epics.map((body, i) => inBulkItem('epics', i, () => createEpic(ctx, createInput(ctx, body), req.auth.member.id, mentions)))
     })
     for (const epic of created) emitCreated(ctx, epic, req.auth.member.id)
-    return reply.code(201).send(written(req, req.query, created.map((e) => e.id)))
+    return reply.code(201).send(
+      written(
+        req,
+        req.query,
+        created.map((e) => e.id),
+      ),
+    )
   })
 
   app.patch('/:workspace/epics/bulk', { schema: { querystring: listQ, body: BulkUpdateEpicsV4 } }, async (req) => {
@@ -181,7 +191,11 @@ export function epicsV4(app: ApiApp, { ctx, pager, refs }: Deps): void {
       )
     })
     for (const u of updated) emitUpdated(ctx, u, req.auth.member.id)
-    return written(req, req.query, updated.map((u) => u.epic.id))
+    return written(
+      req,
+      req.query,
+      updated.map((u) => u.epic.id),
+    )
   })
 
   app.delete('/:workspace/epics/bulk', { schema: { querystring: DeleteEpicsQueryV4, body: BulkDeleteEpicsV4 } }, async (req, reply) => {
@@ -240,7 +254,11 @@ export function epicsV4(app: ApiApp, { ctx, pager, refs }: Deps): void {
     return pager.list(req, req.query, {
       fieldNames: STATE_FIELDS,
       select: (q) => epicStates(ctx).ids({ orderBy: 'position', dir: q.order_dir }),
-      render: (ids) => ids.map((id) => epicStates(ctx).get(id)).filter((s): s is EpicStateRecord => !!s).map((s) => epicStateV4(r, s)),
+      render: (ids) =>
+        ids
+          .map((id) => epicStates(ctx).get(id))
+          .filter((s): s is EpicStateRecord => !!s)
+          .map((s) => epicStateV4(r, s)),
     })
   })
 

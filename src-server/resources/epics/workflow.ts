@@ -20,9 +20,7 @@ const DEFAULT_STATES: { name: string; type: StateType; color: string; descriptio
 
 export function initEpicWorkflow(ctx: ServiceContext): void {
   const now = ctx.now()
-  const states = DEFAULT_STATES.map((s, i) =>
-    epicStates(ctx).insert({ id: ctx.nextId(), ...s, position: i + 1, created_at: now, updated_at: now }),
-  )
+  const states = DEFAULT_STATES.map((s, i) => epicStates(ctx).insert({ id: ctx.nextId(), ...s, position: i + 1, created_at: now, updated_at: now }))
   const workflow: EpicWorkflowRecord = { id: ctx.nextId(), default_epic_state_id: states[0].id, created_at: now, updated_at: now }
   ctx.setMeta(WORKFLOW_META, JSON.stringify(workflow))
 }

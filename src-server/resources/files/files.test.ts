@@ -144,11 +144,39 @@ describe('uploads', () => {
   it.each([
     ['no file0', [{ name: 'file1', filename: 'a.txt', data: 'a' }], 'file0'],
     ['no parts', [], 'file0'],
-    ['a fifth file', [{ name: 'file0', filename: 'a', data: 'a' }, { name: 'file4', filename: 'e', data: 'e' }], 'file4'],
-    ['file0 twice', [{ name: 'file0', filename: 'a', data: 'a' }, { name: 'file0', filename: 'b', data: 'b' }], 'file0'],
+    [
+      'a fifth file',
+      [
+        { name: 'file0', filename: 'a', data: 'a' },
+        { name: 'file4', filename: 'e', data: 'e' },
+      ],
+      'file4',
+    ],
+    [
+      'file0 twice',
+      [
+        { name: 'file0', filename: 'a', data: 'a' },
+        { name: 'file0', filename: 'b', data: 'b' },
+      ],
+      'file0',
+    ],
     ['file0 as a text field', [{ name: 'file0', data: 'not a file' }], 'file0'],
-    ['an unknown field', [{ name: 'file0', filename: 'a', data: 'a' }, { name: 'comment', data: 'x' }], 'comment'],
-    ['a bad story_id', [{ name: 'story_id', data: 'abc' }, { name: 'file0', filename: 'a', data: 'a' }], 'story_id'],
+    [
+      'an unknown field',
+      [
+        { name: 'file0', filename: 'a', data: 'a' },
+        { name: 'comment', data: 'x' },
+      ],
+      'comment',
+    ],
+    [
+      'a bad story_id',
+      [
+        { name: 'story_id', data: 'abc' },
+        { name: 'file0', filename: 'a', data: 'a' },
+      ],
+      'story_id',
+    ],
   ] as [string, Part[], string][])('answers 400 to %s', async (_what, parts, field) => {
     const res = await upload(v3(service), parts)
     expect(res.status).toBe(400)
@@ -158,7 +186,10 @@ describe('uploads', () => {
   it('answers 400 to a body that is not multipart, 422 to an unknown story, 403 to Observers', async () => {
     const json = await v3(service).post('/files', { file0: 'x' })
     expect(json.status).toBe(400)
-    const unknown = await upload(v3(service), [{ name: 'story_id', data: '99999999' }, { name: 'file0', filename: 'a', data: 'a' }])
+    const unknown = await upload(v3(service), [
+      { name: 'story_id', data: '99999999' },
+      { name: 'file0', filename: 'a', data: 'a' },
+    ])
     expect(unknown.status).toBe(422)
     expect(unknown.body.errors).toEqual({ story_id: 'no such story' })
     const obs = await upload(v3(service, observerV3), [{ name: 'file0', filename: 'a', data: 'a' }])
@@ -218,7 +249,12 @@ describe('file properties', () => {
 
   it('deletes the record and its bytes', async () => {
     const storyId = makeStory()
-    const [f] = (await upload(v3(service), [{ name: 'story_id', data: String(storyId) }, { name: 'file0', filename: 'gone.txt', data: 'bye' }])).body
+    const [f] = (
+      await upload(v3(service), [
+        { name: 'story_id', data: String(storyId) },
+        { name: 'file0', filename: 'gone.txt', data: 'bye' },
+      ])
+    ).body
     expect((await v3(service).delete(`/files/${f.id}`)).status).toBe(204)
     expect((await v3(service).get(`/files/${f.id}`)).status).toBe(404)
     expect((await fetchBytes(f.url)).status).toBe(404)
@@ -286,7 +322,16 @@ describe('linked files', () => {
     const api = v3(service)
     const base = { name: 'n', type: 'url', url: 'https://example.com' }
     const long = 'https://example.com/'
-    expect((await api.post('/linked-files', { ...base, name: 'n'.repeat(256), url: long + 'u'.repeat(2048 - long.length), thumbnail_url: long + 't'.repeat(2048 - long.length) })).status).toBe(201)
+    expect(
+      (
+        await api.post('/linked-files', {
+          ...base,
+          name: 'n'.repeat(256),
+          url: long + 'u'.repeat(2048 - long.length),
+          thumbnail_url: long + 't'.repeat(2048 - long.length),
+        })
+      ).status,
+    ).toBe(201)
     for (const [field, value, limit] of [
       ['name', 'n'.repeat(257), 256],
       ['url', long + 'u'.repeat(2049 - long.length), 2048],
@@ -340,7 +385,10 @@ describe('durability and size', () => {
       expect(png.length).toBeLessThan(1024)
       const made = await upload(v3(first), [{ name: 'file0', filename: 'keep.png', type: 'image/png', data: png }])
       expect(made.status).toBe(201)
-      const big = await upload(v3(first), [{ name: 'file0', filename: 'small.txt', data: 'ok' }, { name: 'file1', filename: 'big.bin', data: Buffer.alloc(2048, 7) }])
+      const big = await upload(v3(first), [
+        { name: 'file0', filename: 'small.txt', data: 'ok' },
+        { name: 'file1', filename: 'big.bin', data: Buffer.alloc(2048, 7) },
+      ])
       expect(big.status).toBe(413)
       expect(big.body).toMatchObject({ tag: 'payload_too_large', errors: { file1: 'must be at most 1024 bytes' } })
       expect(big.body.message).toContain('big.bin')

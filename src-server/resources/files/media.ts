@@ -9,7 +9,17 @@ import { hasThumbnail } from './render.ts'
 import { blobs, files } from './store.ts'
 
 /** Types a browser may show in place; anything else (HTML, SVG...) is a download. */
-const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'text/plain', 'text/csv', 'text/markdown', 'application/pdf', 'application/json'])
+const INLINE_TYPES = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'text/plain',
+  'text/csv',
+  'text/markdown',
+  'application/pdf',
+  'application/json',
+])
 
 const MediaParams = Type.Object({ id: Id, filename: Type.String({ maxLength: 1024 }) })
 

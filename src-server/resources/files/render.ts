@@ -25,8 +25,7 @@ export function urlName(filename: string): string {
 
 export const fileUrl = (origin: string, f: FileRecord) => `${origin}/media/files/${f.id}/${urlName(f.filename)}`
 export const hasThumbnail = (f: FileRecord) => THUMBNAIL_TYPES.has(f.content_type.split(';')[0].trim().toLowerCase())
-export const thumbnailUrl = (origin: string, f: FileRecord) =>
-  hasThumbnail(f) ? `${origin}/media/thumbnails/${f.id}/${urlName(f.filename)}` : null
+export const thumbnailUrl = (origin: string, f: FileRecord) => (hasThumbnail(f) ? `${origin}/media/thumbnails/${f.id}/${urlName(f.filename)}` : null)
 
 /** Who an @mention_name in a description points at. Built once per request. */
 export class Mentions {

@@ -10,8 +10,16 @@ const text = (filename: string, content_type: string, body: string): Upload => (
 function demoUploads(): Upload[] {
   return [
     { filename: 'outpost-logo.png', content_type: 'image/png', bytes: outpostLogo(64) },
-    { filename: 'sync-diagram.png', content_type: 'image/png', bytes: png(120, 60, (x, y) => (Math.floor(x / 40) === Math.floor(y / 20) ? [21, 101, 192] : [236, 239, 241])) },
-    text('release-notes.txt', 'text/plain', 'Outpost 0.4\n\n- Offline editing of epics\n- Outbox view with retry and discard\n- Faster bootstrap of large workspaces\n'),
+    {
+      filename: 'sync-diagram.png',
+      content_type: 'image/png',
+      bytes: png(120, 60, (x, y) => (Math.floor(x / 40) === Math.floor(y / 20) ? [21, 101, 192] : [236, 239, 241])),
+    },
+    text(
+      'release-notes.txt',
+      'text/plain',
+      'Outpost 0.4\n\n- Offline editing of epics\n- Outbox view with retry and discard\n- Faster bootstrap of large workspaces\n',
+    ),
     text('sprint-metrics.csv', 'text/csv', 'sprint,points_planned,points_done,bugs_closed\n21,34,29,7\n22,30,31,4\n23,36,27,9\n24,32,32,5\n'),
     text('README.md', 'text/markdown', '# Outpost\n\nAn offline-first desktop client.\n\n## Run\n\n```sh\nnpm start\n```\n'),
     text('meeting-notes.md', 'text/markdown', '# Planning, week 27\n\n- Ship the outbox UI first\n- Measure uploads on a slow network\n'),
@@ -21,9 +29,21 @@ function demoUploads(): Upload[] {
 }
 
 const DEMO_LINKS: Pick<LinkedFileRecord, 'name' | 'type' | 'url' | 'content_type' | 'description'>[] = [
-  { name: 'Roadmap deck', type: 'google', url: 'https://docs.google.com/presentation/d/outpost-roadmap', content_type: 'application/vnd.google-apps.presentation', description: 'Quarterly roadmap, shared with @grace' },
+  {
+    name: 'Roadmap deck',
+    type: 'google',
+    url: 'https://docs.google.com/presentation/d/outpost-roadmap',
+    content_type: 'application/vnd.google-apps.presentation',
+    description: 'Quarterly roadmap, shared with @grace',
+  },
   { name: 'Design mockups', type: 'dropbox', url: 'https://www.dropbox.com/s/outpost/mockups.fig', content_type: null, description: null },
-  { name: 'Customer interviews', type: 'url', url: 'https://example.com/research/interviews', content_type: 'text/html', description: 'Notes from five interviews' },
+  {
+    name: 'Customer interviews',
+    type: 'url',
+    url: 'https://example.com/research/interviews',
+    content_type: 'text/html',
+    description: 'Notes from five interviews',
+  },
 ]
 
 export function seedFiles({ ctx, plan, random }: SeedContext): void {

@@ -10,17 +10,7 @@ import type { ApiApp, Deps } from '../../resource.ts'
 import { ApiError } from '../../errors.ts'
 import { origin } from '../../pages.ts'
 import { linkedFileV3, Mentions, uploadedFileV3 } from './render.ts'
-import {
-  checkStory,
-  checkUploader,
-  deleteFile,
-  files,
-  linkedFiles,
-  storeUpload,
-  type FileRecord,
-  type LinkedFileRecord,
-  type Upload,
-} from './store.ts'
+import { checkStory, checkUploader, deleteFile, files, linkedFiles, storeUpload, type FileRecord, type LinkedFileRecord, type Upload } from './store.ts'
 
 const IdParams = Type.Object({ id: Id })
 

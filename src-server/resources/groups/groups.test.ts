@@ -12,7 +12,10 @@ let memberIds: string[]
 let workflowId: number
 beforeAll(async () => {
   service = await testService({ seed: 'demo' })
-  memberIds = service.ctx.col<MemberRecord>('member').all().map((m) => m.id)
+  memberIds = service.ctx
+    .col<MemberRecord>('member')
+    .all()
+    .map((m) => m.id)
   workflowId = service.ctx.col('workflow').ids()[0] as number
 })
 afterAll(() => service.close())
@@ -50,7 +53,16 @@ describe('v3 GET /groups', () => {
 
 describe('v3 POST /groups', () => {
   it('creates a team; its members list it in their group_ids', async () => {
-    const body = { name: 'Platform', mention_name: mention(), description: 'APIs', color: '#abcdef', color_key: 'slate', member_ids: memberIds.slice(0, 2), workflow_ids: [workflowId], display_icon_id: NOBODY }
+    const body = {
+      name: 'Platform',
+      mention_name: mention(),
+      description: 'APIs',
+      color: '#abcdef',
+      color_key: 'slate',
+      member_ids: memberIds.slice(0, 2),
+      workflow_ids: [workflowId],
+      display_icon_id: NOBODY,
+    }
     const made = await v3(service).post('/groups', body)
     expect(made.status).toBe(201)
     const { display_icon_id: _icon, ...fields } = body
@@ -135,7 +147,17 @@ describe('v3 GET and PUT /groups/{id}', () => {
       display_icon_id: null,
     })
     expect(renamed.status).toBe(200)
-    expect(renamed.body).toMatchObject({ name: 'After', mention_name: `${made.mention_name}-x`, description: 'Changed', color: null, color_key: 'fuchsia', member_ids: [memberIds[2]], workflow_ids: [], default_workflow_id: workflowId, display_icon: null })
+    expect(renamed.body).toMatchObject({
+      name: 'After',
+      mention_name: `${made.mention_name}-x`,
+      description: 'Changed',
+      color: null,
+      color_key: 'fuchsia',
+      member_ids: [memberIds[2]],
+      workflow_ids: [],
+      default_workflow_id: workflowId,
+      display_icon: null,
+    })
     expect(renamed.body.updated_at >= made.updated_at).toBe(true)
     expect((await v3(service).put(`/groups/${made.id}`, { archived: true })).body.archived).toBe(true)
     // archived: null leaves it as it is.
@@ -179,7 +201,9 @@ describe('v3 GET /groups/{id}/stories', () => {
     expect(all.body[0]).toMatchObject({ entity_type: 'story', group_id: team.id })
     expect(all.body[0]).not.toHaveProperty('description')
     expect((await v3(service).get(`/groups/${team.id}/stories`, { query: { limit: 2 } })).body.map((s: { id: number }) => s.id)).toEqual(byPosition.slice(0, 2))
-    expect((await v3(service).get(`/groups/${team.id}/stories`, { query: { limit: 1, offset: 1 } })).body.map((s: { id: number }) => s.id)).toEqual([byPosition[1]])
+    expect((await v3(service).get(`/groups/${team.id}/stories`, { query: { limit: 1, offset: 1 } })).body.map((s: { id: number }) => s.id)).toEqual([
+      byPosition[1],
+    ])
     expect((await v3(service).get(`/groups/${team.id}/stories`, { query: { offset: 5 } })).body).toEqual([])
     expect((await v3(service).get(`/groups/${team.id}`)).body.num_stories).toBe(3)
   })

@@ -1,14 +1,7 @@
 // Groups (teams): v3 list, create, get, update, their stories, and the
 // workspace switch that turns teams off and on.
 import { Type } from 'typebox'
-import {
-  CreateGroupV3,
-  GROUP_STORIES_LIMIT,
-  GroupStoriesQueryV3,
-  UpdateGroupV3,
-  type GroupColorKey,
-  type GroupV3,
-} from '../../../src-shared/api/v3/groups.ts'
+import { CreateGroupV3, GROUP_STORIES_LIMIT, GroupStoriesQueryV3, UpdateGroupV3, type GroupColorKey, type GroupV3 } from '../../../src-shared/api/v3/groups.ts'
 import type { Resource } from '../../resource.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
@@ -59,7 +52,11 @@ function countsByGroup(ctx: ServiceContext): (id: string) => GroupCounts {
     if (!c) counts.set(id, (c = { num_epics_started: 0, num_stories: 0, num_stories_backlog: 0, num_stories_started: 0 }))
     return c
   }
-  const stateType = new Map(workflowStates(ctx).all().map((s) => [s.id, s.type]))
+  const stateType = new Map(
+    workflowStates(ctx)
+      .all()
+      .map((s) => [s.id, s.type]),
+  )
   for (const s of stories(ctx).all()) {
     if (!s.group_id || s.archived) continue
     const c = of(s.group_id)
@@ -91,8 +88,13 @@ export function groupV3(ctx: ServiceContext, o: string, g: GroupRecord, counts =
 /** Mention names are shared by members and teams (an @mention names one of them), case-insensitively. */
 function assertMentionNameFree(ctx: ServiceContext, mention: string, self?: string): void {
   const wanted = mention.toLowerCase()
-  const team = groups(ctx).all().some((g) => g.id !== self && g.mention_name.toLowerCase() === wanted)
-  const member = ctx.col<MemberRecord>('member').all().some((m) => m.profile.mention_name.toLowerCase() === wanted)
+  const team = groups(ctx)
+    .all()
+    .some((g) => g.id !== self && g.mention_name.toLowerCase() === wanted)
+  const member = ctx
+    .col<MemberRecord>('member')
+    .all()
+    .some((m) => m.profile.mention_name.toLowerCase() === wanted)
   if (team || member) throw ApiError.unprocessable(`The mention name "${mention}" is already taken.`, { mention_name: 'is already taken' })
 }
 
@@ -181,7 +183,10 @@ const StoriesParams = Type.Object({ id: Type.String({ format: 'uuid' }) })
 
 export const groupsResource: Resource = {
   seed: ({ ctx, random }) => {
-    const people = ctx.col<MemberRecord>('member').all().filter((m) => m.role !== 'observer')
+    const people = ctx
+      .col<MemberRecord>('member')
+      .all()
+      .filter((m) => m.role !== 'observer')
     const workflowIds = ctx.col('workflow').ids() as number[]
     for (const t of DEMO_TEAMS) {
       const g = createGroup(ctx, {
@@ -201,7 +206,9 @@ export const groupsResource: Resource = {
     app.get('/groups', async (req) => {
       const counts = countsByGroup(ctx)
       const o = origin(req)
-      return groups(ctx).all().map((g) => groupV3(ctx, o, g, counts))
+      return groups(ctx)
+        .all()
+        .map((g) => groupV3(ctx, o, g, counts))
     })
 
     app.post('/groups', { schema: { body: CreateGroupV3 } }, async (req, reply) => {
@@ -235,7 +242,11 @@ export const groupsResource: Resource = {
       const offset = req.query.offset ?? 0
       const limit = req.query.limit ?? GROUP_STORIES_LIMIT
       const o = origin(req)
-      const assigned = byPosition(stories(ctx).all().filter((s) => s.group_id === id))
+      const assigned = byPosition(
+        stories(ctx)
+          .all()
+          .filter((s) => s.group_id === id),
+      )
       return storiesV3(ctx, o, assigned.slice(offset, offset + limit))
     })
   },

@@ -28,7 +28,9 @@ export const labelsResource: Resource = {
   v3: (app, { ctx }) => {
     app.get('/labels', { schema: { querystring: ListLabelsQueryV3 } }, async (req) => {
       const o = origin(req)
-      return labels(ctx).all().map((l) => labelV3(ctx, o, l))
+      return labels(ctx)
+        .all()
+        .map((l) => labelV3(ctx, o, l))
     })
 
     // Not shown in the spec; the real v3 has it (the official client's createLabel).
@@ -40,7 +42,9 @@ export const labelsResource: Resource = {
     app.get('/labels/:id/stories', { schema: { params: Type.Object({ id: Id }), querystring: StoriesQueryV3 } }, async (req) => {
       const id = labels(ctx).require(req.params.id).id
       const o = origin(req)
-      const tagged = stories(ctx).all().filter((s) => s.label_ids.includes(id))
+      const tagged = stories(ctx)
+        .all()
+        .filter((s) => s.label_ids.includes(id))
       return storiesV3(ctx, o, tagged, req.query.includes_description === true)
     })
   },

@@ -37,7 +37,10 @@ export function labelV3(ctx: ServiceContext, origin: string, l: LabelRecord): La
 /** Labels of the given ids, in that order; ids of deleted labels are left out. */
 export function labelsV3(ctx: ServiceContext, origin: string, ids: readonly number[]): LabelV3[] {
   const col = labels(ctx)
-  return ids.map((id) => col.get(id)).filter((l): l is LabelRecord => !!l).map((l) => labelV3(ctx, origin, l))
+  return ids
+    .map((id) => col.get(id))
+    .filter((l): l is LabelRecord => !!l)
+    .map((l) => labelV3(ctx, origin, l))
 }
 
 export interface LabelParams {

@@ -18,7 +18,19 @@ describe('v3 GET /labels', () => {
     const names = res.body.map((l: { name: string }) => l.name)
     expect(names).toEqual(expect.arrayContaining(['customer-request', 'performance', 'security', 'offline', 'tech-debt', 'ux']))
     const security = res.body.find((l: { name: string }) => l.name === 'security')
-    expect(Object.keys(security).sort()).toEqual(['app_url', 'archived', 'color', 'created_at', 'description', 'entity_type', 'external_id', 'global_id', 'id', 'name', 'updated_at'])
+    expect(Object.keys(security).sort()).toEqual([
+      'app_url',
+      'archived',
+      'color',
+      'created_at',
+      'description',
+      'entity_type',
+      'external_id',
+      'global_id',
+      'id',
+      'name',
+      'updated_at',
+    ])
     expect(security.global_id).toBe(`${service.ctx.workspace.id}:label:${security.id}`)
     expect(security).toMatchObject({ entity_type: 'label', archived: false, color: '#e53935', app_url: `${service.baseUrl}/demo/label/${security.id}` })
     expect((await v3(service).get('/labels', { query: { slim: true } })).body).toEqual(res.body)

@@ -135,13 +135,13 @@ export const members: Resource = {
     app.get('/members', { schema: { querystring: MembersQueryV3 } }, async (req) => {
       const org = req.query['org-public-id']
       if (org !== undefined && org !== ctx.workspace.id) return []
-      return memberRecords(ctx).all().map((m) => memberV3(ctx, m))
+      return memberRecords(ctx)
+        .all()
+        .map((m) => memberV3(ctx, m))
     })
 
-    app.get(
-      '/members/:id',
-      { schema: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }), querystring: MembersQueryV3 } },
-      async (req) => memberV3(ctx, memberRecords(ctx).require(req.params.id)),
+    app.get('/members/:id', { schema: { params: Type.Object({ id: Type.String({ format: 'uuid' }) }), querystring: MembersQueryV3 } }, async (req) =>
+      memberV3(ctx, memberRecords(ctx).require(req.params.id)),
     )
   },
 
@@ -163,21 +163,21 @@ export const members: Resource = {
       return oneEntity(whoami, req.query, WHOAMI_FIELDS)
     })
 
-    app.get(
-      '/:workspace/admin/tokens',
-      { config: { admin: true }, schema: { querystring: listQuery(TOKEN_LIST.orderBy, TOKEN_LIST.filter) } },
-      async (req) => {
-        const r = refs(req)
-        return pager.list(req, req.query, {
-          fieldNames: TOKEN_FIELDS,
-          select: (q) => {
-            const all = tokens.all().filter((t) => q.filter === 'include_disabled' || t.disabled === 0)
-            return sortBy(all, (t) => t.created_at, q.order_dir ?? 'asc').map((t) => t.id)
-          },
-          render: (ids) => ids.map((id) => tokens.byId(String(id))).filter((t): t is TokenRow => !!t).map((t) => tokenV4(ctx, r, t)),
-        })
-      },
-    )
+    app.get('/:workspace/admin/tokens', { config: { admin: true }, schema: { querystring: listQuery(TOKEN_LIST.orderBy, TOKEN_LIST.filter) } }, async (req) => {
+      const r = refs(req)
+      return pager.list(req, req.query, {
+        fieldNames: TOKEN_FIELDS,
+        select: (q) => {
+          const all = tokens.all().filter((t) => q.filter === 'include_disabled' || t.disabled === 0)
+          return sortBy(all, (t) => t.created_at, q.order_dir ?? 'asc').map((t) => t.id)
+        },
+        render: (ids) =>
+          ids
+            .map((id) => tokens.byId(String(id)))
+            .filter((t): t is TokenRow => !!t)
+            .map((t) => tokenV4(ctx, r, t)),
+      })
+    })
 
     app.delete(
       '/:workspace/admin/tokens/:id',

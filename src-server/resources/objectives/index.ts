@@ -166,7 +166,10 @@ export function objectiveV3(ctx: ServiceContext, o: string, r: ObjectiveRecord, 
   return {
     app_url: appUrl(o, ctx.workspace.slug, 'objective', r.id),
     archived: r.archived,
-    categories: r.category_ids.map((id) => categories(ctx).get(id)).filter((c): c is CategoryRecord => !!c).map((c) => categoryV3(ctx, c)),
+    categories: r.category_ids
+      .map((id) => categories(ctx).get(id))
+      .filter((c): c is CategoryRecord => !!c)
+      .map((c) => categoryV3(ctx, c)),
     completed: r.completed,
     completed_at: r.completed_at,
     completed_at_override: r.completed_at_override,
@@ -242,7 +245,12 @@ export const objectivesResource: Resource = {
     const extra = plan.demo ? 0 : Math.floor(plan.epics / 1000)
     const all = [
       ...DEMO_OBJECTIVES,
-      ...Array.from({ length: extra }, (_, i) => ({ name: `Objective ${i + 1}`, description: '', state: 'to do' as const, categories: [{ name: 'Platform' }] })),
+      ...Array.from({ length: extra }, (_, i) => ({
+        name: `Objective ${i + 1}`,
+        description: '',
+        state: 'to do' as const,
+        categories: [{ name: 'Platform' }],
+      })),
     ]
     for (const o of all) {
       const made = createObjective(ctx, { name: o.name, description: o.description, state: o.state, categories: o.categories })

@@ -77,7 +77,14 @@ describe.each(['objectives', 'milestones'])('v3 /%s writes', (path) => {
       description: 'Changed.',
       categories: [],
     })
-    expect(overrides.body).toMatchObject({ started_at_override: '2025-01-02T03:04:05Z', completed_at_override: '2025-02-03T04:05:06Z', archived: true, name: 'Renamed', description: 'Changed.', categories: [] })
+    expect(overrides.body).toMatchObject({
+      started_at_override: '2025-01-02T03:04:05Z',
+      completed_at_override: '2025-02-03T04:05:06Z',
+      archived: true,
+      name: 'Renamed',
+      description: 'Changed.',
+      categories: [],
+    })
     const unset = await v3(service).put(`/${path}/${made.body.id}`, { started_at_override: null, completed_at_override: null })
     expect(unset.body).toMatchObject({ started_at_override: null, completed_at_override: null })
     expect((await v3(service).get(`/${path}/${made.body.id}`)).body).toMatchObject({ name: 'Renamed', archived: true })

@@ -4,13 +4,7 @@
 import { Type } from 'typebox'
 import { FieldsQuery, Id, LIMITS, listQuery } from '../../../src-shared/api/common.ts'
 import { ExternalLinkQueryV3, StoriesQueryV3 } from '../../../src-shared/api/v3/stories.ts'
-import {
-  BRANCH_LIST,
-  BRANCH_PULL_REQUEST_LIST,
-  BRANCH_STORY_LIST,
-  BranchV4,
-  PullRequestV4,
-} from '../../../src-shared/api/v4/stories.ts'
+import { BRANCH_LIST, BRANCH_PULL_REQUEST_LIST, BRANCH_STORY_LIST, BranchV4, PullRequestV4 } from '../../../src-shared/api/v4/stories.ts'
 import type { Resource } from '../../resource.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
@@ -40,8 +34,15 @@ function storiesOf(ctx: ServiceContext, ids: number[]): StoryRecord[] {
 
 /** "Branches associated with a story or used in a pull request associated with a story" (part 2 §4.2). */
 function listedBranches(ctx: ServiceContext): BranchRecord[] {
-  const withStoryPr = new Set(pullRequests(ctx).all().filter((p) => p.story_ids.length > 0).map((p) => p.branch_id))
-  return branches(ctx).all().filter((b) => b.story_ids.length > 0 || withStoryPr.has(b.id))
+  const withStoryPr = new Set(
+    pullRequests(ctx)
+      .all()
+      .filter((p) => p.story_ids.length > 0)
+      .map((p) => p.branch_id),
+  )
+  return branches(ctx)
+    .all()
+    .filter((b) => b.story_ids.length > 0 || withStoryPr.has(b.id))
 }
 
 const IdParams = Type.Object({ id: Id })
@@ -69,7 +70,13 @@ export const storiesResource: Resource = {
         })
       }
       const o = origin(req)
-      return storiesV3(ctx, o, stories(ctx).all().filter((s) => s.external_links.includes(link)))
+      return storiesV3(
+        ctx,
+        o,
+        stories(ctx)
+          .all()
+          .filter((s) => s.external_links.includes(link)),
+      )
     })
   },
 
@@ -83,7 +90,11 @@ export const storiesResource: Resource = {
           const key = q.order_by as 'name' | 'updated_at' | undefined
           return (key ? sortBy(kept, (b) => b[key], q.order_dir) : sortBy(kept, (b) => b.id, q.order_dir)).map((b) => b.id)
         },
-        render: (ids) => ids.map((id) => branches(ctx).get(id)).filter((b): b is BranchRecord => !!b).map((b) => branchV4(ctx, r, b)),
+        render: (ids) =>
+          ids
+            .map((id) => branches(ctx).get(id))
+            .filter((b): b is BranchRecord => !!b)
+            .map((b) => branchV4(ctx, r, b)),
       })
     })
 
@@ -115,12 +126,17 @@ export const storiesResource: Resource = {
           fieldNames: PULL_REQUEST_FIELDS,
           select: (q) => {
             // include_closed is this list's default filter.
-            const kept = pullRequests(ctx).byParent(branch.id).filter((p) => q.filter !== 'exclude_closed' || !p.closed)
+            const kept = pullRequests(ctx)
+              .byParent(branch.id)
+              .filter((p) => q.filter !== 'exclude_closed' || !p.closed)
             const key = q.order_by as 'updated_at' | 'created_at' | undefined
             return (key ? sortBy(kept, (p) => p[key], q.order_dir) : sortBy(kept, (p) => p.id, q.order_dir)).map((p) => p.id)
           },
           render: (ids) =>
-            ids.map((id) => pullRequests(ctx).get(id)).filter((p): p is PullRequestRecord => !!p).map((p) => pullRequestV4(r, p)),
+            ids
+              .map((id) => pullRequests(ctx).get(id))
+              .filter((p): p is PullRequestRecord => !!p)
+              .map((p) => pullRequestV4(r, p)),
         })
       },
     )

@@ -122,12 +122,27 @@ const DEMO_EPIC_STEPS: [string, StoryType][] = [
 ]
 
 const VERBS = ['Improve', 'Fix', 'Add', 'Refactor', 'Speed up', 'Test', 'Document', 'Simplify']
-const OBJECTS = ['epic sync', 'doc export', 'file upload', 'search index', 'comment threads', 'team settings', 'token storage', 'the outbox', 'webhook retries', 'the status bar']
+const OBJECTS = [
+  'epic sync',
+  'doc export',
+  'file upload',
+  'search index',
+  'comment threads',
+  'team settings',
+  'token storage',
+  'the outbox',
+  'webhook retries',
+  'the status bar',
+]
 
-const DEMO_DESCRIPTION = (name: string) =>
-  `${name}.\n\nAcceptance criteria:\n- works offline and online\n- nothing is lost or sent twice\n- covered by a test`
+const DEMO_DESCRIPTION = (name: string) => `${name}.\n\nAcceptance criteria:\n- works offline and online\n- nothing is lost or sent twice\n- covered by a test`
 
-const slugify = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40)
+const slugify = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 40)
 
 function between(random: SeedRandom, from: number, to: number): number {
   return from + Math.floor(random.next() * Math.max(0, to - from))
@@ -138,11 +153,17 @@ export function seedStoryGraph({ ctx, plan, random }: SeedContext): void {
   const iso = (ms: number) => new Date(ms).toISOString()
   const workflow = ctx.col<WorkflowRecord>('workflow').all()[0] ?? createDefaultWorkflow(ctx)
   const states = workflow.state_ids.map((id) => ctx.col<WorkflowStateRecord>('workflow_state').require(id))
-  const people = ctx.col<MemberRecord>('member').all().filter((m) => m.role !== 'observer' && !m.disabled)
+  const people = ctx
+    .col<MemberRecord>('member')
+    .all()
+    .filter((m) => m.role !== 'observer' && !m.disabled)
   const teamIds = ctx.col('group').ids({ archived: false })
   const labelIds = ctx.col('label').ids({ archived: false }) as number[]
   const epicIds = ctx.col('epic').ids() as number[]
-  const fields = ctx.col<CustomFieldRecord>('custom_field').all().filter((f) => f.enabled)
+  const fields = ctx
+    .col<CustomFieldRecord>('custom_field')
+    .all()
+    .filter((f) => f.enabled)
   const templateIds = ctx.col('entity_template').ids() as string[]
 
   const projects = PROJECTS.map(([name, abbreviation, color]) =>
@@ -238,7 +259,15 @@ export function seedStoryGraph({ ctx, plan, random }: SeedContext): void {
       workflow_state_id: state.id,
       label_ids: random.some(labelIds, random.int(0, 2)),
       owner_ids: [owner.id],
-      follower_ids: [owner.id, ...random.some(people.filter((p) => p.id !== owner.id), random.int(0, 2)).map((p) => p.id)],
+      follower_ids: [
+        owner.id,
+        ...random
+          .some(
+            people.filter((p) => p.id !== owner.id),
+            random.int(0, 2),
+          )
+          .map((p) => p.id),
+      ],
       requested_by_id: random.pick(people).id,
       custom_fields: fields.flatMap((f) => {
         const enabled = f.values.filter((v) => v.enabled)
@@ -338,9 +367,15 @@ function demoEpicStories(
     for (let k = 0; k < count; k++) {
       const [step, storyType] = DEMO_EPIC_STEPS[k % DEMO_EPIC_STEPS.length]
       const pool =
-        epicState === 'done' ? ofType(['done'])
-        : epicState === 'unstarted' ? ofType(['backlog', 'unstarted'])
-        : k === 0 ? ofType(['done']) : random.chance(0.5) ? ofType(['started']) : ofType(['unstarted', 'done'])
+        epicState === 'done'
+          ? ofType(['done'])
+          : epicState === 'unstarted'
+            ? ofType(['backlog', 'unstarted'])
+            : k === 0
+              ? ofType(['done'])
+              : random.chance(0.5)
+                ? ofType(['started'])
+                : ofType(['unstarted', 'done'])
       const state = random.pick(pool)
       const created = now - random.int(20, 90) * 86_400_000
       const started = state.type === 'started' || state.type === 'done' ? between(random, created, now - 86_400_000) : null
@@ -389,4 +424,3 @@ function linkStories(ctx: ServiceContext, subject: StoryRecord, object: StoryRec
     object.blocked = true
   }
 }
-

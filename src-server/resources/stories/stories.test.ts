@@ -50,7 +50,10 @@ describe('v3 GET /epics/{id}/stories', () => {
     expect(epic.status).toBe(201)
     epicId = epic.body.id
     const label = service.ctx.col<{ id: number; name: string; created_at: string; updated_at: string }>('label').all()[0]
-    const field = service.ctx.col<CustomFieldRecord>('custom_field').all().find((f) => f.enabled)!
+    const field = service.ctx
+      .col<CustomFieldRecord>('custom_field')
+      .all()
+      .find((f) => f.enabled)!
     second = insertStory(service, { name: 'Second on the board', epic_id: epicId, position: 20, label_ids: [label.id], description: 'Second.' })
     first = insertStory(service, {
       name: 'First on the board',
@@ -88,7 +91,10 @@ describe('v3 GET /epics/{id}/stories', () => {
   })
 
   it('gives each story its global_id, and each link the workflow state of its subject story', async () => {
-    const started = service.ctx.col<{ id: number; type: string; created_at: string; updated_at: string }>('workflow_state').all().find((s) => s.type === 'started')!
+    const started = service.ctx
+      .col<{ id: number; type: string; created_at: string; updated_at: string }>('workflow_state')
+      .all()
+      .find((s) => s.type === 'started')!
     const blocking = insertStory(service, { name: 'Blocking', workflow_state_id: started.id })
     const link = { id: service.ctx.nextId(), subject_id: blocking.id, object_id: 0, verb: 'blocks' as const, created_at: at(0), updated_at: at(0) }
     const blocked = insertStory(service, { name: 'Blocked', epic_id: epicId, position: 30 })
@@ -96,9 +102,7 @@ describe('v3 GET /epics/{id}/stories', () => {
     const res = (await v3(service).get(`/epics/${epicId}/stories`)).body
     const shown = res.find((s: { id: number }) => s.id === blocked.id)
     expect(shown.global_id).toBe(`${service.ctx.workspace.id}:story:${blocked.id}`)
-    expect(shown.story_links).toEqual([
-      { ...link, object_id: blocked.id, entity_type: 'story-link', type: 'object', subject_workflow_state_id: started.id },
-    ])
+    expect(shown.story_links).toEqual([{ ...link, object_id: blocked.id, entity_type: 'story-link', type: 'object', subject_workflow_state_id: started.id }])
   })
 
   it('answers 404 for an unknown epic, 400 for a malformed id or flag, 401 without a token', async () => {
@@ -218,7 +222,10 @@ describe('v4 branches', () => {
   it('renders the v4 Story with slim references and page wrappers', async () => {
     const epic = await v3(service).post('/epics', { name: 'Epic of a v4 story' })
     const team = service.ctx.col('group').ids()[0] as string
-    const field = service.ctx.col<CustomFieldRecord>('custom_field').all().find((f) => f.enabled)!
+    const field = service.ctx
+      .col<CustomFieldRecord>('custom_field')
+      .all()
+      .find((f) => f.enabled)!
     const other = insertStory(service, { name: 'Blocked one' })
     const s = insertStory(service, {
       name: 'Rich story',
@@ -249,7 +256,15 @@ describe('v4 branches', () => {
         entities: [{ entity_type: 'custom-field-value:slim', id: field.values[1].id, value: field.values[1].value, field: { id: field.id, name: field.name } }],
       },
       story_links: {
-        entities: [{ entity_type: 'story-link:slim', verb: 'blocks', subject: { id: s.id }, object: { id: other.id }, uri: `${service.baseUrl}/api/v4/demo/story-links/1` }],
+        entities: [
+          {
+            entity_type: 'story-link:slim',
+            verb: 'blocks',
+            subject: { id: s.id },
+            object: { id: other.id },
+            uri: `${service.baseUrl}/api/v4/demo/story-links/1`,
+          },
+        ],
       },
       parent_story: null,
       story_template: null,

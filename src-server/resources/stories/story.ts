@@ -169,7 +169,8 @@ export const stories = (ctx: ServiceContext) => ctx.col<StoryRecord>('story')
 
 /** What a story is made of: the given fields over those of a new story nobody has touched (not started, no links, no tasks). */
 export function newStory(
-  fields: Pick<StoryRecord, 'id' | 'name' | 'workflow_id' | 'workflow_state_id' | 'requested_by_id' | 'position' | 'created_at' | 'updated_at'> & Partial<StoryRecord>,
+  fields: Pick<StoryRecord, 'id' | 'name' | 'workflow_id' | 'workflow_state_id' | 'requested_by_id' | 'position' | 'created_at' | 'updated_at'> &
+    Partial<StoryRecord>,
 ): StoryRecord {
   return {
     description: '',
@@ -279,7 +280,11 @@ export class StoryLinks {
 
   /** The workflow state of a story (the subject of a link), or undefined when it is gone. */
   workflowStateOf(storyId: number): number | undefined {
-    this.workflowStates ??= new Map(stories(this.ctx).all().map((s) => [s.id, s.workflow_state_id]))
+    this.workflowStates ??= new Map(
+      stories(this.ctx)
+        .all()
+        .map((s) => [s.id, s.workflow_state_id]),
+    )
     return this.workflowStates.get(storyId)
   }
 
@@ -332,7 +337,9 @@ export function storyV4(ctx: ServiceContext, refs: Refs, links: StoryLinks, s: S
   const storyLinks = s.story_links.flatMap((l) => {
     const object = refs.slim('story', l.object_id)
     const subject = refs.slim('story', l.subject_id)
-    return object && subject ? [{ entity_type: 'story-link:slim' as const, id: l.id, object, subject, uri: `${refs.api}/story-links/${l.id}`, verb: l.verb }] : []
+    return object && subject
+      ? [{ entity_type: 'story-link:slim' as const, id: l.id, object, subject, uri: `${refs.api}/story-links/${l.id}`, verb: l.verb }]
+      : []
   })
   const template = s.story_template_id ? refs.record('entity_template', s.story_template_id) : null
   return {
@@ -355,7 +362,10 @@ export function storyV4(ctx: ServiceContext, refs: Refs, links: StoryLinks, s: S
     epic: refs.slim('epic', s.epic_id),
     estimate: s.estimate,
     external_id: s.external_id,
-    external_links: items(s.external_links.map((value) => ({ entity_type: 'external-link' as const, value })), sub('external-links')),
+    external_links: items(
+      s.external_links.map((value) => ({ entity_type: 'external-link' as const, value })),
+      sub('external-links'),
+    ),
     files: refs.page('file', links.files(s.id), sub('files')),
     followers: refs.page('member', s.follower_ids, sub('followers')),
     id: s.id,
@@ -394,7 +404,10 @@ export function storyV4(ctx: ServiceContext, refs: Refs, links: StoryLinks, s: S
 export function storiesV4(ctx: ServiceContext, refs: Refs, ids: EntityId[]): StoryV4[] {
   const links = new StoryLinks(ctx)
   const col = stories(ctx)
-  return ids.map((id) => col.get(id)).filter((s): s is StoryRecord => !!s).map((s) => storyV4(ctx, refs, links, s))
+  return ids
+    .map((id) => col.get(id))
+    .filter((s): s is StoryRecord => !!s)
+    .map((s) => storyV4(ctx, refs, links, s))
 }
 
 export function branchV4(ctx: ServiceContext, refs: Refs, b: BranchRecord): BranchV4 {
@@ -406,7 +419,13 @@ export function branchV4(ctx: ServiceContext, refs: Refs, b: BranchRecord): Bran
     external_url: b.url,
     id: b.id,
     name: b.name,
-    pull_requests: refs.page('pull_request', pullRequests(ctx).byParent(b.id).map((p) => p.id), `${uri}/pull-requests`),
+    pull_requests: refs.page(
+      'pull_request',
+      pullRequests(ctx)
+        .byParent(b.id)
+        .map((p) => p.id),
+      `${uri}/pull-requests`,
+    ),
     repository: refs.slim('repository', b.repository_id),
     stories: refs.page('story', b.story_ids, `${uri}/stories`),
     updated_at: b.updated_at,

@@ -107,7 +107,9 @@ function deliverActivity(app: ApiApp, deps: Deps): void {
   const onActivity = (activity: Activity) => {
     // A listener that throws would fail the request that emitted the activity.
     try {
-      const targets = integrations(ctx).all().filter((w) => !w.disabled)
+      const targets = integrations(ctx)
+        .all()
+        .filter((w) => !w.disabled)
       if (targets.length === 0) return
       const body = JSON.stringify(payloadOf(ctx, activity, listeningOrigin(app)))
       for (const w of targets) deliveries.enqueue(w.id, body)

@@ -103,8 +103,25 @@ describe('v3 webhook integrations', () => {
     const api = v3(service)
     const made = await api.post('/integrations/webhook', { webhook_url: 'https://example.com/hook', secret: 's3cret' })
     expect(made.status).toBe(201)
-    expect(Object.keys(made.body).sort()).toEqual(['created_at', 'creator_id', 'disabled', 'entity_type', 'has_secret', 'id', 'type', 'updated_at', 'webhook_url'])
-    expect(made.body).toMatchObject({ entity_type: 'integration', webhook_url: 'https://example.com/hook', disabled: false, type: 'generic', creator_id: adminId, has_secret: true })
+    expect(Object.keys(made.body).sort()).toEqual([
+      'created_at',
+      'creator_id',
+      'disabled',
+      'entity_type',
+      'has_secret',
+      'id',
+      'type',
+      'updated_at',
+      'webhook_url',
+    ])
+    expect(made.body).toMatchObject({
+      entity_type: 'integration',
+      webhook_url: 'https://example.com/hook',
+      disabled: false,
+      type: 'generic',
+      creator_id: adminId,
+      has_secret: true,
+    })
     expect(Number.isInteger(made.body.id)).toBe(true)
     const id = made.body.id
 

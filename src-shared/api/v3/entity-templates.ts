@@ -67,10 +67,7 @@ export type EntityTemplateV3 = Static<typeof EntityTemplateV3>
 
 // ---- request bodies ----
 
-export const TemplateCustomFieldParams = Type.Object(
-  { field_id: Uuid, value_id: Uuid, value: Type.Optional(Type.String()) },
-  { additionalProperties: false },
-)
+export const TemplateCustomFieldParams = Type.Object({ field_id: Uuid, value_id: Uuid, value: Type.Optional(Type.String()) }, { additionalProperties: false })
 export type TemplateCustomFieldParams = Static<typeof TemplateCustomFieldParams>
 
 export const TemplateTaskParams = Type.Object(
@@ -112,10 +109,7 @@ export const storyContentsFields = {
   workflow_state_id: Type.Optional(Nullable(Id)),
 }
 
-export const StoryContentsParamsV3 = Type.Object(
-  { ...storyContentsFields, labels: Type.Optional(Type.Array(LabelParamsV3)) },
-  { additionalProperties: false },
-)
+export const StoryContentsParamsV3 = Type.Object({ ...storyContentsFields, labels: Type.Optional(Type.Array(LabelParamsV3)) }, { additionalProperties: false })
 export type StoryContentsParamsV3 = Static<typeof StoryContentsParamsV3>
 
 export const CreateEntityTemplateV3 = Type.Object(

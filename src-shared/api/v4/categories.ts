@@ -52,7 +52,4 @@ export const BulkUpdateCategoriesV4 = Type.Object(
   },
   { additionalProperties: false },
 )
-export const BulkDeleteCategoriesV4 = Type.Object(
-  { category_ids: Type.Array(Id, { minItems: 1, maxItems: BULK_MAX }) },
-  { additionalProperties: false },
-)
+export const BulkDeleteCategoriesV4 = Type.Object({ category_ids: Type.Array(Id, { minItems: 1, maxItems: BULK_MAX }) }, { additionalProperties: false })

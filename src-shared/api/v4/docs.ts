@@ -59,10 +59,7 @@ export const CreateDocV4 = Type.Object(
 )
 export type CreateDocV4 = Static<typeof CreateDocV4>
 
-export const BulkCreateDocsV4 = Type.Object(
-  { documents: Type.Array(CreateDocV4, { minItems: 1, maxItems: BULK_MAX }) },
-  { additionalProperties: false },
-)
+export const BulkCreateDocsV4 = Type.Object({ documents: Type.Array(CreateDocV4, { minItems: 1, maxItems: BULK_MAX }) }, { additionalProperties: false })
 export type BulkCreateDocsV4 = Static<typeof BulkCreateDocsV4>
 
 /** PATCH /documents/{id}: not shown in the spec; the create fields, all optional, plus archived. */

@@ -118,10 +118,7 @@ const updateEpicFields = {
 export const UpdateEpicV4 = Type.Object(updateEpicFields, { additionalProperties: false })
 export type UpdateEpicV4 = Static<typeof UpdateEpicV4>
 
-export const BulkCreateEpicsV4 = Type.Object(
-  { epics: Type.Array(CreateEpicV4, { minItems: 1, maxItems: BULK_MAX }) },
-  { additionalProperties: false },
-)
+export const BulkCreateEpicsV4 = Type.Object({ epics: Type.Array(CreateEpicV4, { minItems: 1, maxItems: BULK_MAX }) }, { additionalProperties: false })
 export type BulkCreateEpicsV4 = Static<typeof BulkCreateEpicsV4>
 
 export const BulkUpdateEpicsV4 = Type.Object(
@@ -132,10 +129,7 @@ export const BulkUpdateEpicsV4 = Type.Object(
 )
 export type BulkUpdateEpicsV4 = Static<typeof BulkUpdateEpicsV4>
 
-export const BulkDeleteEpicsV4 = Type.Object(
-  { epic_ids: Type.Array(Id, { minItems: 1, maxItems: BULK_MAX }) },
-  { additionalProperties: false },
-)
+export const BulkDeleteEpicsV4 = Type.Object({ epic_ids: Type.Array(Id, { minItems: 1, maxItems: BULK_MAX }) }, { additionalProperties: false })
 export type BulkDeleteEpicsV4 = Static<typeof BulkDeleteEpicsV4>
 
 /** force: delete even when the epic is not archived (bulk and single delete). */

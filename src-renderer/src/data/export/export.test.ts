@@ -86,7 +86,13 @@ describe('exportWorkspace', () => {
 
     const manifest = JSON.parse(read('manifest.json'))
     expect(manifest).toEqual(done!.manifest)
-    expect(manifest.counts).toMatchObject({ epics: epics.length, docs: docs.length, files: await kit.db.files.count(), filesIncluded: 0, comments: comments.length })
+    expect(manifest.counts).toMatchObject({
+      epics: epics.length,
+      docs: docs.length,
+      files: await kit.db.files.count(),
+      filesIncluded: 0,
+      comments: comments.length,
+    })
     // Nothing was downloaded: no file is in the main side's cache.
     expect(manifest.files.notIncluded).toHaveLength(await kit.db.files.count())
     expect(manifest.notes).toEqual([])
@@ -130,7 +136,11 @@ describe('exportWorkspace', () => {
   it('leaves out a file the main side refuses, says why in the manifest, and goes on with the rest', async () => {
     const ids = (await kit.db.files.toArray()).slice(0, 2).map((f) => Number(f.id))
     for (const id of ids) expect((await dispatch(side.table, 'outpost:files.download', { downloadId: `d${id}`, fileId: id })).ok).toBe(true)
-    const bridge = bridgeTo(side.table, { channel: 'outpost:export.copy-file', at: 1, error: { source: 'ipc', kind: 'invalid-request', message: 'Refused for the test.' } })
+    const bridge = bridgeTo(side.table, {
+      channel: 'outpost:export.copy-file',
+      at: 1,
+      error: { source: 'ipc', kind: 'invalid-request', message: 'Refused for the test.' },
+    })
     const done = await exportWorkspace({ db: kit.db, bridge })
     expect(bridge.calls.filter((c) => c === 'outpost:export.copy-file')).toHaveLength(await kit.db.files.count())
     expect(done!.manifest.notes).toEqual([expect.stringMatching(/^1 file could not be written, not included: “.+” \(Refused for the test\.\)$/)])

@@ -38,7 +38,12 @@ const PART_CHARS = 1_000_000
 /** A name part for a path: what no OS minds, one line, not too long (the main side makes it safe again). */
 function pathName(text: string, max = 60): string {
   const cleaned = Array.from(text.replace(/\s+/g, ' ').trim(), (c) => (c.charCodeAt(0) < 0x20 || '<>:"/\\|?*'.includes(c) ? '_' : c))
-  return cleaned.slice(0, max).join('').replace(/^[.\s]+|[.\s]+$/g, '') || 'untitled'
+  return (
+    cleaned
+      .slice(0, max)
+      .join('')
+      .replace(/^[.\s]+|[.\s]+$/g, '') || 'untitled'
+  )
 }
 
 /** Names already used in a folder (case-folded: one file on macOS and Windows); a repeat gets a suffix. */
@@ -73,7 +78,21 @@ async function readCache(db: OutpostDb) {
   const epicProgress = epics.flatMap((e) => (e.progress ? [{ id: e.id, ...e.progress }] : []))
   return {
     epics: epics.map(({ progress: _, ...epic }) => epic),
-    comments, health, docs, docEpics, files, linkedFiles, categories, objectives, teams, members, epicStates, customFields, labels, stories, epicProgress,
+    comments,
+    health,
+    docs,
+    docEpics,
+    files,
+    linkedFiles,
+    categories,
+    objectives,
+    teams,
+    members,
+    epicStates,
+    customFields,
+    labels,
+    stories,
+    epicProgress,
   }
 }
 
@@ -201,8 +220,12 @@ export async function exportWorkspace(options: ExportOptions): Promise<ExportFin
     const notes = [
       options.bootstrapped === false ? 'The workspace had not finished downloading to this computer: the export holds only what had come.' : '',
       unsent > 0 ? `${unsent} change${unsent === 1 ? '' : 's'} made in Outpost had not reached the service yet: the export shows them as made.` : '',
-      slimComments > 0 ? `${slimComments} comment${slimComments === 1 ? '' : 's'}: the text only (author, thread and time come when the epic is opened in Outpost while online).` : '',
-      slimHealth > 0 ? `${slimHealth} health update${slimHealth === 1 ? '' : 's'}: the status and time only (the text and author come when the epic is opened in Outpost while online).` : '',
+      slimComments > 0
+        ? `${slimComments} comment${slimComments === 1 ? '' : 's'}: the text only (author, thread and time come when the epic is opened in Outpost while online).`
+        : '',
+      slimHealth > 0
+        ? `${slimHealth} health update${slimHealth === 1 ? '' : 's'}: the status and time only (the text and author come when the epic is opened in Outpost while online).`
+        : '',
       waiting.length > 0 ? `${waiting.length} file${waiting.length === 1 ? '' : 's'} still waiting to upload, not included: ${waiting.join(', ')}.` : '',
       refused.length > 0 ? `${refused.length} file${refused.length === 1 ? '' : 's'} could not be written, not included: ${refused.join(', ')}` : '',
     ].filter(Boolean)

@@ -59,7 +59,15 @@ describe('epicMarkdown', () => {
   it('lists health newest first, and comments as threads with authors and times', () => {
     const health: CachedHealth[] = [
       { id: 'h1', epic_id: 12, status: 'On Track', text: 'Fine.', author_id: 'm-ada', created_at: '2026-11-02T10:00:00Z', updated_at: '2026-11-02T10:00:00Z' },
-      { id: 'h2', epic_id: 12, status: 'At Risk', text: 'Slipping.', author_id: 'm-bo', created_at: '2026-11-09T10:00:00Z', updated_at: '2026-11-09T10:00:00Z' },
+      {
+        id: 'h2',
+        epic_id: 12,
+        status: 'At Risk',
+        text: 'Slipping.',
+        author_id: 'm-bo',
+        created_at: '2026-11-09T10:00:00Z',
+        updated_at: '2026-11-09T10:00:00Z',
+      },
     ]
     const comments = [
       comment(3, 1, '2026-11-05T08:00:00Z', 'A reply\non two lines'),
@@ -83,7 +91,16 @@ describe('epicMarkdown', () => {
 
   it('says what was not loaded yet instead of inventing it', () => {
     const slimComment = comment(5, null, '', 'Only the text', { slim: true, author_id: null })
-    const slimHealth: CachedHealth = { id: 'h3', epic_id: 12, status: 'Off Track', text: '', author_id: null, created_at: '2026-11-10T10:00:00Z', updated_at: '', slim: true }
+    const slimHealth: CachedHealth = {
+      id: 'h3',
+      epic_id: 12,
+      status: 'Off Track',
+      text: '',
+      author_id: null,
+      created_at: '2026-11-10T10:00:00Z',
+      updated_at: '',
+      slim: true,
+    }
     const md = epicMarkdown({ ...epic, epic_state_id: null, owner_ids: [] }, [slimComment], [slimHealth], names)
     expect(md).toContain('- **State:** None\n- **Owners:** None')
     expect(md).toContain('- _(author and time not loaded: open the epic in Outpost while online)_\n\n  Only the text')
@@ -102,6 +119,8 @@ describe('docMarkdown', () => {
   })
 
   it('says a doc stored from the list of every doc has no text yet, rather than writing it empty', () => {
-    expect(docMarkdown({ title: 'Runbook', content_markdown: '', partial: true })).toBe('# Runbook\n\n_(its text was not loaded yet: open the doc in Outpost while online)_\n')
+    expect(docMarkdown({ title: 'Runbook', content_markdown: '', partial: true })).toBe(
+      '# Runbook\n\n_(its text was not loaded yet: open the doc in Outpost while online)_\n',
+    )
   })
 })

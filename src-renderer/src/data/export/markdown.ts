@@ -69,7 +69,8 @@ function commentLines(comments: CachedComment[], names: Names): string[] {
     if (parent !== null && ids.has(parent)) children.set(parent, [...(children.get(parent) ?? []), c])
     else roots.push(c)
   }
-  const order = (a: CachedComment, b: CachedComment) => a.created_at.localeCompare(b.created_at) || String(a.id).localeCompare(String(b.id), undefined, { numeric: true })
+  const order = (a: CachedComment, b: CachedComment) =>
+    a.created_at.localeCompare(b.created_at) || String(a.id).localeCompare(String(b.id), undefined, { numeric: true })
   const out: string[] = []
   const walk = (c: CachedComment, depth: number) => {
     const pad = ' '.repeat(depth * 2)

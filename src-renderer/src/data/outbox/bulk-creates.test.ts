@@ -42,7 +42,7 @@ describe('bulk epic creates', () => {
     for (const [i, local] of locals.entries()) {
       const mine = found.get(externalIds[i])!
       expect(mine).toEqual([expect.objectContaining({ name: names[i] })])
-      expect((await mergedEpic(db, local))).toMatchObject({ id: mine[0].id, name: names[i], description: `About ${names[i]}` })
+      expect(await mergedEpic(db, local)).toMatchObject({ id: mine[0].id, name: names[i], description: `About ${names[i]}` })
     }
     expect(await db.overlay.count()).toBe(0)
   })

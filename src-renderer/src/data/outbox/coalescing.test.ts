@@ -10,7 +10,7 @@ import { actionsFor, counting, gated, offline, replayFast, replayUntilDone, star
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  ({ kit, epics } = await startFilledKit())
+  ;({ kit, epics } = await startFilledKit())
 })
 afterEach(async () => kit.close())
 

@@ -11,7 +11,7 @@ import { actionsFor, counting, fillComments, offline, replayFast, startFilledKit
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  ({ kit, epics } = await startFilledKit())
+  ;({ kit, epics } = await startFilledKit())
 })
 afterEach(async () => kit.close())
 

@@ -13,7 +13,7 @@ import { actionsFor, gated, offline, replayFast, replayUntilDone, startFilledKit
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  ({ kit, epics } = await startFilledKit())
+  ;({ kit, epics } = await startFilledKit())
 })
 afterEach(async () => kit.close())
 
@@ -43,7 +43,10 @@ describe('dependencies on local ids', () => {
     const act = actionsFor(db, offline(kit.transport), { clock: () => Date.UTC(2026, 10, 28, 9), uuid: () => ids.shift()! })
     const comment = await act.createComment(epics[1].id, 'Said first')
     await act.replyToComment(comment, 'The answer')
-    expect((await mergedComments(db, epics[1].id)).filter((c) => c.text === 'Said first' || c.text === 'The answer').map((c) => c.text)).toEqual(['Said first', 'The answer'])
+    expect((await mergedComments(db, epics[1].id)).filter((c) => c.text === 'Said first' || c.text === 'The answer').map((c) => c.text)).toEqual([
+      'Said first',
+      'The answer',
+    ])
   })
 
   it('comments, replies, health, links and references to entities created offline go once those exist', async () => {
@@ -70,7 +73,9 @@ describe('dependencies on local ids', () => {
     expect(typeof epicId).toBe('number')
 
     const threads = (await v3(service).get(`/epics/${epicId}/comments`)).body as { text: string; comments: { text: string }[] }[]
-    expect(threads).toEqual([expect.objectContaining({ text: 'First!', comments: [expect.objectContaining({ text: 'A reply to a comment that does not exist yet' })] })])
+    expect(threads).toEqual([
+      expect.objectContaining({ text: 'First!', comments: [expect.objectContaining({ text: 'A reply to a comment that does not exist yet' })] }),
+    ])
     expect((await v3(service).get(`/epics/${epicId}/health`)).body).toMatchObject({ status: 'On Track', text: 'Fine so far' })
     const docs = (await v3(service).get(`/epics/${epicId}/documents`)).body as { title: string }[]
     expect(docs.map((d) => d.title)).toEqual(['Design of the offline epic'])
@@ -95,7 +100,10 @@ describe('dependencies on local ids', () => {
     await t.reached
     await act.updateEpic(epic, { description: 'Written while it was being created' })
     const records = await outboxRecords(db)
-    expect(records.map((r) => [r.op, r.state])).toEqual([['create', 'in-flight'], ['update', 'pending']])
+    expect(records.map((r) => [r.op, r.state])).toEqual([
+      ['create', 'in-flight'],
+      ['update', 'pending'],
+    ])
     expect(readyRecords(records).map((r) => r.op)).toEqual(['create'])
     expect((await mergedEpic(db, epic))?.description).toBe('Written while it was being created')
 
@@ -121,7 +129,7 @@ describe('dependencies on local ids', () => {
     let created: number | undefined
     const meddling: Transport = {
       ...kit.transport,
-      call: async <T,>(name: OperationName, request?: OperationRequest): Promise<T> => {
+      call: async <T>(name: OperationName, request?: OperationRequest): Promise<T> => {
         if (name !== 'epics.create' && created !== undefined) {
           const id = created
           created = undefined

@@ -8,12 +8,23 @@ import { epicsWithExternalId, v3, v4, walk } from '../../../../testing/service.t
 import { mergedEpic } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords, outboxStatus } from './records.ts'
-import { actionsFor, counting, fillCache, fillComments, killing, offline, replayFast, startFilledKit, tempFile, type Kit } from '../../../../testing/outbox-kit.ts'
+import {
+  actionsFor,
+  counting,
+  fillCache,
+  fillComments,
+  killing,
+  offline,
+  replayFast,
+  startFilledKit,
+  tempFile,
+  type Kit,
+} from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  ({ kit, epics } = await startFilledKit({ seed: 'demo', faultSeed: Number(process.env.EO_SEED ?? 11) }))
+  ;({ kit, epics } = await startFilledKit({ seed: 'demo', faultSeed: Number(process.env.EO_SEED ?? 11) }))
 })
 afterEach(async () => kit.close())
 
@@ -128,10 +139,29 @@ describe('a lost answer of every kind of create', () => {
     service.setFaults({ dropAfterCommitRate: 0 })
     await replayFast(db, t)
     expect(await outboxStatus(db)).toMatchObject({ pending: 0, failed: 0, conflicts: 0 })
-    for (const op of ['epics.v3Create', 'epicComments.create', 'epicComments.reply', 'epicHealth.create', 'documents.create', 'categories.create', 'objectives.create', 'linkedFiles.create', 'files.upload']) {
+    for (const op of [
+      'epics.v3Create',
+      'epicComments.create',
+      'epicComments.reply',
+      'epicHealth.create',
+      'documents.create',
+      'categories.create',
+      'objectives.create',
+      'linkedFiles.create',
+      'files.upload',
+    ]) {
       expect(t.counts.get(op), op).toBe(1)
     }
-    for (const op of ['epics.list', 'epicComments.list', 'epicHealth.history', 'documents.list', 'categories.list', 'objectives.list', 'linkedFiles.list', 'files.list']) {
+    for (const op of [
+      'epics.list',
+      'epicComments.list',
+      'epicHealth.history',
+      'documents.list',
+      'categories.list',
+      'objectives.list',
+      'linkedFiles.list',
+      'files.list',
+    ]) {
       expect(t.counts.get(op), op).toBeGreaterThanOrEqual(1)
     }
 
@@ -245,7 +275,14 @@ describe('exactly once under faults and kills', () => {
     expect(await last.overlay.count()).toBe(0)
 
     // ---- the service has each change once, and nothing else ----
-    const allEpics = (await admin3.get('/epics', { query: { includes_description: true } })).body as { id: number; name: string; description: string; archived: boolean; external_id: string | null; label_ids: number[] }[]
+    const allEpics = (await admin3.get('/epics', { query: { includes_description: true } })).body as {
+      id: number
+      name: string
+      description: string
+      archived: boolean
+      external_id: string | null
+      label_ids: number[]
+    }[]
     expect(allEpics).toHaveLength(before.epics + 8 - 2)
     for (const [i, local] of createdEpics.entries()) {
       const mine = allEpics.filter((e) => e.external_id === externalIds.get(local))
@@ -254,7 +291,8 @@ describe('exactly once under faults and kills', () => {
       if (i < 2 && labels.length > 0) expect(mine[0].label_ids).toEqual([labels[i % labels.length].id])
       expect((await mergedEpic(last, local))?.id).toBe(mine[0].id)
     }
-    for (const [i, e] of updated.entries()) expect(allEpics.find((x) => x.id === e.id)).toMatchObject({ name: `EO update ${i}`, description: `Updated once ${i}` })
+    for (const [i, e] of updated.entries())
+      expect(allEpics.find((x) => x.id === e.id)).toMatchObject({ name: `EO update ${i}`, description: `Updated once ${i}` })
     expect(allEpics.find((x) => x.id === epics[10].id)?.archived).toBe(true)
     for (const e of deleted) expect(allEpics.find((x) => x.id === e.id)).toBeUndefined()
 
@@ -287,7 +325,9 @@ describe('exactly once under faults and kills', () => {
     const doc0 = allDocs.find((d) => d.title === 'EO doc 0')!
     expect(((await admin3.get(`/documents/${doc0.id}/epics`)).body as { id: number }[]).map((e) => e.id)).toEqual([epics[5].id])
     const doc1 = allDocs.find((d) => d.title === 'EO doc 1')!
-    expect(((await admin3.get(`/documents/${doc1.id}/epics`)).body as { id: number }[]).map((e) => e.id)).toEqual([(await mergedEpic(last, createdEpics[2]))!.id])
+    expect(((await admin3.get(`/documents/${doc1.id}/epics`)).body as { id: number }[]).map((e) => e.id)).toEqual([
+      (await mergedEpic(last, createdEpics[2]))!.id,
+    ])
 
     const allCategories = await walk(v4(service), '/categories', { filter: 'include_archived', limit: 100 })
     expect(allCategories).toHaveLength(before.categories + 2)
@@ -299,10 +339,23 @@ describe('exactly once under faults and kills', () => {
     expect(allObjectives.filter((o) => o.name === 'EO objective 1').map((o) => o.categories.map((c) => c.name))).toEqual([['EO category 0']])
     const allLinks = (await admin3.get('/linked-files')).body as { name: string }[]
     expect(allLinks).toHaveLength(before.linkedFiles + 2)
-    expect(allLinks.filter((l) => l.name.startsWith('EO link')).map((l) => l.name).sort()).toEqual(['EO link 0', 'EO link 1'])
+    expect(
+      allLinks
+        .filter((l) => l.name.startsWith('EO link'))
+        .map((l) => l.name)
+        .sort(),
+    ).toEqual(['EO link 0', 'EO link 1'])
     const allFiles = (await admin3.get('/files')).body as { name: string; size: number }[]
     expect(allFiles).toHaveLength(before.files + 2)
-    expect(allFiles.filter((f) => f.name.startsWith('eo-')).map((f) => [f.name, f.size]).sort()).toEqual([['eo-0.txt', 7], ['eo-1.txt', 14]])
+    expect(
+      allFiles
+        .filter((f) => f.name.startsWith('eo-'))
+        .map((f) => [f.name, f.size])
+        .sort(),
+    ).toEqual([
+      ['eo-0.txt', 7],
+      ['eo-1.txt', 14],
+    ])
     last.close()
   })
 })

@@ -11,7 +11,7 @@ import { actionsFor, offline, replayFast, replayUntilDone, startFilledKit, type 
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  ({ kit, epics } = await startFilledKit())
+  ;({ kit, epics } = await startFilledKit())
 })
 afterEach(async () => kit.close())
 
@@ -69,7 +69,10 @@ describe('a write the service refuses (4xx)', () => {
     const result = await replayFast(db, kit.transport)
     expect(result).toMatchObject({ confirmed: 1, failed: 1 })
     const waiting = await outboxRecords(db)
-    expect(waiting.map((r) => [r.kind, r.state])).toEqual([['epic', 'failed'], ['comment', 'pending']])
+    expect(waiting.map((r) => [r.kind, r.state])).toEqual([
+      ['epic', 'failed'],
+      ['comment', 'pending'],
+    ])
     expect((await v4(kit.service).get(`/epics/${epics[0].id}`)).body.description).toBe('Independent')
 
     await discardRecord(db, waiting[0].seq!)

@@ -23,7 +23,11 @@ afterEach(async () => {
   await kit.close()
 })
 
-const exists = (path: string) => access(path).then(() => true, () => false)
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  )
 
 describe('a deleted file’s downloaded content', () => {
   it('is removed from disk and from the cache once the service confirms the delete', async () => {

@@ -44,5 +44,10 @@ export function withResolvedId<R>(db: OutpostDb, kind: EntityKind, id: EntityId,
 /** Service ids of a kind that confirmed creates of ours became (a create found again must not adopt one of them twice). */
 export async function claimedIds(db: OutpostDb, kind: EntityKind): Promise<Set<string>> {
   const rows = await db.meta.where('key').startsWith(KEY).toArray()
-  return new Set(rows.map((r) => r.value as ConfirmedId).filter((v) => v.kind === kind).map((v) => String(v.id)))
+  return new Set(
+    rows
+      .map((r) => r.value as ConfirmedId)
+      .filter((v) => v.kind === kind)
+      .map((v) => String(v.id)),
+  )
 }

@@ -49,20 +49,34 @@ export function splitLinkId(id: string): { doc_id: EntityId; epic_id: EntityId }
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function tableOf(db: OutpostDb, kind: EntityKind): Table<any, any> {
   switch (kind) {
-    case 'epic': return db.epics
-    case 'comment': return db.epicComments
-    case 'health': return db.epicHealth
-    case 'doc': return db.docs
-    case 'docEpic': return db.docEpics
-    case 'file': return db.files
-    case 'linkedFile': return db.linkedFiles
-    case 'category': return db.categories
-    case 'objective': return db.objectives
-    case 'group': return db.groups
-    case 'member': return db.members
-    case 'epicState': return db.epicStates
-    case 'customField': return db.customFields
-    case 'label': return db.labels
+    case 'epic':
+      return db.epics
+    case 'comment':
+      return db.epicComments
+    case 'health':
+      return db.epicHealth
+    case 'doc':
+      return db.docs
+    case 'docEpic':
+      return db.docEpics
+    case 'file':
+      return db.files
+    case 'linkedFile':
+      return db.linkedFiles
+    case 'category':
+      return db.categories
+    case 'objective':
+      return db.objectives
+    case 'group':
+      return db.groups
+    case 'member':
+      return db.members
+    case 'epicState':
+      return db.epicStates
+    case 'customField':
+      return db.customFields
+    case 'label':
+      return db.labels
   }
 }
 
@@ -142,8 +156,15 @@ export function draftEntity(
       return { id, ...epicDraft(), requested_by_id: context.me, external_id: context.externalId ?? null, ...stamps, ...payload }
     case 'comment':
       return {
-        id, epic_id: params.epic_id, parent_id: params.parent_id ?? null, author_id: context.me, text: '', deleted: false,
-        external_id: context.externalId ?? null, ...stamps, ...payload,
+        id,
+        epic_id: params.epic_id,
+        parent_id: params.parent_id ?? null,
+        author_id: context.me,
+        text: '',
+        deleted: false,
+        external_id: context.externalId ?? null,
+        ...stamps,
+        ...payload,
       }
     case 'health':
       return { id, epic_id: params.epic_id, status: 'No Health', text: '', author_id: context.me, ...stamps, ...payload }
@@ -154,20 +175,49 @@ export function draftEntity(
       return { doc_id: params.doc_id, epic_id: params.epic_id }
     case 'file':
       return {
-        id, name: '', description: null, content_type: 'application/octet-stream', size: 0, url: '', thumbnail_url: null,
-        story_ids: [], uploader_id: context.me, external_id: null, ...stamps, ...payload,
+        id,
+        name: '',
+        description: null,
+        content_type: 'application/octet-stream',
+        size: 0,
+        url: '',
+        thumbnail_url: null,
+        story_ids: [],
+        uploader_id: context.me,
+        external_id: null,
+        ...stamps,
+        ...payload,
       }
     case 'linkedFile':
       return {
-        id, name: '', type: 'url', url: '', description: null, content_type: null, size: null, thumbnail_url: null,
-        uploader_id: context.me, ...stamps, ...payload,
+        id,
+        name: '',
+        type: 'url',
+        url: '',
+        description: null,
+        content_type: null,
+        size: null,
+        thumbnail_url: null,
+        uploader_id: context.me,
+        ...stamps,
+        ...payload,
       }
     case 'category':
       return { id, name: '', color: null, archived: false, external_id: context.externalId ?? null, ...stamps, ...payload }
     case 'objective':
       return {
-        id, name: '', description: '', state: 'to do', archived: false, category_ids: [], started: false, completed: false,
-        position: Number.MAX_SAFE_INTEGER, app_url: '', ...stamps, ...payload,
+        id,
+        name: '',
+        description: '',
+        state: 'to do',
+        archived: false,
+        category_ids: [],
+        started: false,
+        completed: false,
+        position: Number.MAX_SAFE_INTEGER,
+        app_url: '',
+        ...stamps,
+        ...payload,
       }
     case 'label':
       return { id, name: '', color: null, archived: false, ...payload }

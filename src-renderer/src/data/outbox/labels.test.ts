@@ -13,7 +13,7 @@ import { actionsFor, counting, offline, replayFast, replayUntilDone, startFilled
 let kit: Kit
 let epics: CachedEpic[]
 beforeEach(async () => {
-  ({ kit, epics } = await startFilledKit({ seed: 'demo' }))
+  ;({ kit, epics } = await startFilledKit({ seed: 'demo' }))
 })
 afterEach(async () => kit.close())
 
@@ -70,7 +70,10 @@ describe('labels made offline', () => {
     expect(failed).toMatchObject({ kind: 'label', entityId: label, error: { status: 422, message: 'A label named "taken-meanwhile" already exists.' } })
     expect(failed.error?.errors).toHaveProperty('name')
     // The epic waits for its label: still queued, not sent, not failed.
-    expect((await outboxRecords(db)).map((r) => [r.kind, r.state])).toEqual([['label', 'failed'], ['epic', 'pending']])
+    expect((await outboxRecords(db)).map((r) => [r.kind, r.state])).toEqual([
+      ['label', 'failed'],
+      ['epic', 'pending'],
+    ])
     expect(readyRecords(await outboxRecords(db))).toEqual([])
     expect(await epicLabelIds(epics[0].id)).toEqual(epics[0].label_ids)
 

@@ -9,7 +9,18 @@ import { epicsWithExternalId, v3, v4 } from '../../../../testing/service.ts'
 import { mergedComments, mergedDocEpics, mergedEpic, mergedEpics, mergedFiles, mergedLinkedFiles } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxStatus } from './records.ts'
-import { actionsFor, fillCache, fillComments, offline, replayFast, replayUntilDone, startFilledKit, startKitOn, tempFile, type Kit } from '../../../../testing/outbox-kit.ts'
+import {
+  actionsFor,
+  fillCache,
+  fillComments,
+  offline,
+  replayFast,
+  replayUntilDone,
+  startFilledKit,
+  startKitOn,
+  tempFile,
+  type Kit,
+} from '../../../../testing/outbox-kit.ts'
 
 describe('offline edits', () => {
   let kit: Kit
@@ -79,7 +90,9 @@ describe('offline edits', () => {
     const doc = docs.filter((d) => d.title === 'Offline notes')
     expect(doc).toHaveLength(1)
     expect(((await v3(service).get(`/documents/${doc[0].id}/epics`)).body as { id: number }[]).map((e) => e.id)).toEqual([created.body[0].id])
-    const objectives = ((await v3(service).get('/objectives')).body as { name: string; categories: { name: string }[] }[]).filter((o) => o.name === 'Offline objective')
+    const objectives = ((await v3(service).get('/objectives')).body as { name: string; categories: { name: string }[] }[]).filter(
+      (o) => o.name === 'Offline objective',
+    )
     expect(objectives).toHaveLength(1)
     expect(objectives[0].categories.map((c) => c.name)).toEqual(['Offline category'])
     expect(((await v3(service).get('/linked-files')).body as { name: string }[]).filter((f) => f.name === 'Spec on the drive')).toHaveLength(1)

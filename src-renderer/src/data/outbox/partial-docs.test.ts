@@ -60,7 +60,11 @@ describe('a doc whose text is not downloaded yet', () => {
   })
 
   it('shows a text of mine still queued (restored from the journal) as its own, and takes an edit of it', async () => {
-    await enqueue(kit.db, { kind: 'doc', entityId: String(doc.id), op: 'update', payload: { content_markdown: 'Mine, queued' }, base: { content_markdown: WRITTEN } }, Date.now())
+    await enqueue(
+      kit.db,
+      { kind: 'doc', entityId: String(doc.id), op: 'update', payload: { content_markdown: 'Mine, queued' }, base: { content_markdown: WRITTEN } },
+      Date.now(),
+    )
     const shown = await mergedDoc(kit.db, doc.id)
     expect(shown).toMatchObject({ content_markdown: 'Mine, queued' })
     expect(shown?.partial).toBeUndefined()

@@ -66,7 +66,11 @@ describe('an epic whose description is not downloaded yet', () => {
 
   it('shows a description of mine still queued (restored from the journal) as its own, and takes an edit of it', async () => {
     // A change of mine made over the whole epic, restored into a cache that holds the epic partial only.
-    await enqueue(kit.db, { kind: 'epic', entityId: String(epic.id), op: 'update', payload: { description: 'Mine, queued' }, base: { description: epic.description } }, Date.now())
+    await enqueue(
+      kit.db,
+      { kind: 'epic', entityId: String(epic.id), op: 'update', payload: { description: 'Mine, queued' }, base: { description: epic.description } },
+      Date.now(),
+    )
     const shown = await mergedEpic(kit.db, epic.id)
     expect(shown).toMatchObject({ description: 'Mine, queued' })
     expect(shown?.partial).toBeUndefined()

@@ -149,8 +149,8 @@ export async function forgetLocalEntity(db: OutpostDb, localId: string, now: num
   const touched: OutboxRecord[] = []
   for (const r of await db.outbox.toArray()) {
     if (r.state === 'in-flight' || recordProblem(r) || !localIdsIn([r.entityId, r.params, r.payload]).includes(localId)) continue
-    const lives = r.entityId === localId || r.entityId.includes(`${localId}|`) || r.entityId.includes(`|${localId}`) ||
-      Object.values(r.params ?? {}).includes(localId)
+    const lives =
+      r.entityId === localId || r.entityId.includes(`${localId}|`) || r.entityId.includes(`|${localId}`) || Object.values(r.params ?? {}).includes(localId)
     if (lives) {
       await db.outbox.delete(r.seq!)
       removed.push(r, ...(await forgetLocalEntity(db, r.entityId, now)))

@@ -128,7 +128,11 @@ export async function discardRecord(
     const dropped = [r]
     if (r.op === 'create') dropped.push(...(await forgetLocalEntity(db, r.entityId, clock())))
     // A record that was not what Outpost writes (problems.ts) has no overlay to rebuild.
-    await rebuildOverlays(db, dropped.filter((d) => recordProblem(d) === null), clock())
+    await rebuildOverlays(
+      db,
+      dropped.filter((d) => recordProblem(d) === null),
+      clock(),
+    )
     done.push(...journalIdsOf(dropped))
     return dropped
   })
@@ -172,9 +176,7 @@ export async function resolveConflict(
       await rebuildOverlay(db, r.kind, r.entityId, now)
       if (choice === 'theirs' || !seen) return {}
       const kind = r.kind as WritableKind
-      const fields = Object.fromEntries(
-        UPDATABLE[kind].filter((f) => seen[f] !== undefined && seen[f] !== null).map((f) => [f, { ...seen, ...r.payload }[f]]),
-      )
+      const fields = Object.fromEntries(UPDATABLE[kind].filter((f) => seen[f] !== undefined && seen[f] !== null).map((f) => [f, { ...seen, ...r.payload }[f]]))
       const uid = uuid()
       const localId = newLocalId(() => uid)
       const again: NewRecord = { kind, entityId: localId, op: 'create', payload: fields, params: r.params, externalId: `outpost-${uid}` }

@@ -39,7 +39,16 @@ import { failureOf, isNotFound, type Transport } from '../transport.ts'
 import { isStorageFull } from '../storage-full.ts'
 import type { EntityId, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
 import { rememberServerId } from './ids.ts'
-import { confirmInside, journalAgain, journaledTransaction, journalIdsOf, journalInside, journalRecordOf, JournalUnavailable, type OutboxJournal } from './journal.ts'
+import {
+  confirmInside,
+  journalAgain,
+  journaledTransaction,
+  journalIdsOf,
+  journalInside,
+  journalRecordOf,
+  JournalUnavailable,
+  type OutboxJournal,
+} from './journal.ts'
 import { isLocalId, localIdsIn, overLimit, replaceId, rowId, sameValue, tableKey, tableOf, type WritableKind } from './kinds.ts'
 import { recordsOf } from './queue.ts'
 import { setPause, type OutboxPause } from './records.ts'
@@ -239,7 +248,13 @@ class Replayer {
     for (const rec of all) {
       const errors = rec.op === 'delete' ? null : overLimit(rec.kind as WritableKind, rec.payload)
       if (!errors) records.push(rec)
-      else await this.markFailed([rec], { message: `Too long: ${Object.entries(errors).map(([f, why]) => `${f} ${why}`).join('; ')}.`, errors })
+      else
+        await this.markFailed([rec], {
+          message: `Too long: ${Object.entries(errors)
+            .map(([f, why]) => `${f} ${why}`)
+            .join('; ')}.`,
+          errors,
+        })
     }
     if (records.length === 0) return
     if (r.op === 'create') await this.creates(records)
@@ -449,14 +464,21 @@ class Replayer {
     let left = toSend
     while (left.length > 1) {
       try {
-        const rows = await bulkUpdateEpics(this.ctx, left.map((p) => ({ id: Number(p.r.entityId), fields: p.send })))
+        const rows = await bulkUpdateEpics(
+          this.ctx,
+          left.map((p) => ({ id: Number(p.r.entityId), fields: p.send })),
+        )
         this.checkAbort()
         await this.settleUpdates(left.map((p) => [p, rows.get(Number(p.r.entityId))] as const))
         return
       } catch (error) {
         if (error instanceof Aborted) throw error
         if (!isRefusal(error)) {
-          await this.fail(left.map((p) => p.r), error, 'send')
+          await this.fail(
+            left.map((p) => p.r),
+            error,
+            'send',
+          )
           return
         }
         // All or nothing: one bad item refused them all. Epics the service says it has not (deleted since the
@@ -532,7 +554,10 @@ class Replayer {
       }
     }
     if (open.length <= 2) return
-    const all = await allEpics(this.ctx, open.some((r) => 'description' in r.payload))
+    const all = await allEpics(
+      this.ctx,
+      open.some((r) => 'description' in r.payload),
+    )
     this.checkAbort()
     for (const r of open) {
       const row = all.get(Number(r.entityId))
@@ -718,17 +743,22 @@ class Replayer {
         // The service takes a deleted objective off its epics (and a deleted category off its objectives):
         // so does the cache, and so do the bases of queued writes, or they would look like someone else's change.
         const objectiveId = Number(id)
-        await db.epics.where('objective_ids').equals(objectiveId).modify((e) => {
-          e.objective_ids = e.objective_ids.filter((o) => o !== objectiveId)
-        })
+        await db.epics
+          .where('objective_ids')
+          .equals(objectiveId)
+          .modify((e) => {
+            e.objective_ids = e.objective_ids.filter((o) => o !== objectiveId)
+          })
         await this.forgetInRecords('epic', 'objective_ids', objectiveId)
         break
       }
       case 'category': {
         const categoryId = Number(id)
-        await db.objectives.filter((o) => o.category_ids.includes(categoryId)).modify((o) => {
-          o.category_ids = o.category_ids.filter((c) => c !== categoryId)
-        })
+        await db.objectives
+          .filter((o) => o.category_ids.includes(categoryId))
+          .modify((o) => {
+            o.category_ids = o.category_ids.filter((c) => c !== categoryId)
+          })
         await this.forgetInRecords('objective', 'category_ids', categoryId)
         break
       }
@@ -1071,7 +1101,11 @@ function planOf(r: OutboxRecord, theirs: Row | typeof UNCHANGED | null): Plan {
  */
 function sameMarkdown(field: string, theirs: unknown, mine: unknown): boolean {
   if (field !== 'content_markdown' || typeof theirs !== 'string' || typeof mine !== 'string') return false
-  const words = (md: string) => md.replace(/<[^>]*>/g, ' ').match(/[\p{L}\p{N}]+/gu)?.join(' ') ?? ''
+  const words = (md: string) =>
+    md
+      .replace(/<[^>]*>/g, ' ')
+      .match(/[\p{L}\p{N}]+/gu)
+      ?.join(' ') ?? ''
   return words(theirs) === words(mine)
 }
 

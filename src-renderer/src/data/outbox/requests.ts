@@ -178,10 +178,14 @@ async function labelParams(ctx: RequestContext, ids: number[]): Promise<{ name: 
 async function categoryParams(ctx: RequestContext, ids: EntityId[]): Promise<{ name: string }[]> {
   const cached: ({ name: string } | undefined)[] = await ctx.db.categories.bulkGet(ids.map(num))
   const rows = await Promise.all(
-    cached.map(async (r, i) => r ?? (await call<CategoryV4>(ctx, 'categories.get', { params: { id: num(ids[i]) } }).catch((error) => {
-      if (isNotFound(error)) return undefined
-      throw error
-    }))),
+    cached.map(
+      async (r, i) =>
+        r ??
+        (await call<CategoryV4>(ctx, 'categories.get', { params: { id: num(ids[i]) } }).catch((error) => {
+          if (isNotFound(error)) return undefined
+          throw error
+        })),
+    ),
   )
   return ids.map((id, i) => {
     if (!rows[i]) throw new LocalFailure(`Category ${id} is not known here; sync and try again.`, { category_ids: `unknown category ${id}` })
@@ -231,8 +235,17 @@ async function oldestUnclaimed<T extends { id: EntityId; created_at: string }>(
 // ---- each kind ----
 
 const EPIC_CREATE_FIELDS = [
-  'name', 'description', 'epic_state_id', 'deadline', 'planned_start_date', 'requested_by_id', 'follower_ids', 'owner_ids',
-  'objective_ids', 'group_ids', 'label_ids',
+  'name',
+  'description',
+  'epic_state_id',
+  'deadline',
+  'planned_start_date',
+  'requested_by_id',
+  'follower_ids',
+  'owner_ids',
+  'objective_ids',
+  'group_ids',
+  'label_ids',
 ] as const
 
 /** An epic create the v4 body can carry: labels go only through v3, one epic a request. */
@@ -260,10 +273,12 @@ const epic: KindRequests = {
   async createMany(ctx, records) {
     const answer = await call<ListBody<EpicV4>>(ctx, 'epics.bulkCreate', { body: { epics: records.map(epicCreateV4Body) }, query: { limit: 100 } })
     const byExternalId = new Map(answer.entities.map((e) => [e.external_id, e]))
-    return new Map(records.flatMap((r) => {
-      const e = byExternalId.get(r.externalId ?? null)
-      return e ? [[r.seq!, partialEpicFromV4(e) as Row] as const] : []
-    }))
+    return new Map(
+      records.flatMap((r) => {
+        const e = byExternalId.get(r.externalId ?? null)
+        return e ? [[r.seq!, partialEpicFromV4(e) as Row] as const] : []
+      }),
+    )
   },
   async find(ctx, r) {
     return (await epic.findMany!(ctx, [r])).get(r.seq!) ?? null
@@ -289,7 +304,8 @@ const epic: KindRequests = {
   },
   async update(ctx, r, fields) {
     const id = num(r.entityId)
-    if ('label_ids' in fields) return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Update', { params: { id }, body: await epicV3Body(ctx, fields) })) as unknown as Row
+    if ('label_ids' in fields)
+      return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Update', { params: { id }, body: await epicV3Body(ctx, fields) })) as unknown as Row
     return partialEpicFromV4(await call<EpicV4>(ctx, 'epics.update', { params: { id }, body: epicV4Body(fields) }))
   },
   async remove(ctx, r) {
@@ -309,7 +325,12 @@ export async function bulkUpdateEpics(ctx: RequestContext, items: { id: number; 
  * The epics updated since `since` (newest first), as far as `maxPages` pages of `pageSize` go; for conflict
  * checks of many epics at once.
  */
-export async function epicsChangedSince(ctx: RequestContext, since: string, maxPages: number, pageSize = 100): Promise<{ rows: Map<number, Row>; coveredFrom: string | null }> {
+export async function epicsChangedSince(
+  ctx: RequestContext,
+  since: string,
+  maxPages: number,
+  pageSize = 100,
+): Promise<{ rows: Map<number, Row>; coveredFrom: string | null }> {
   const limit = Date.parse(since)
   const { items, ended } = await walkList<EpicV4>(
     ctx,
@@ -331,11 +352,13 @@ export async function epicsChangedSince(ctx: RequestContext, since: string, maxP
  */
 export async function allEpics(ctx: RequestContext, withDescriptions: boolean): Promise<Map<number, Row>> {
   const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { query: withDescriptions ? { includes_description: true } : {}, fields: EPIC_V3_FIELDS })
-  return new Map(list.map((e) => {
-    const row = epicFromV3(e) as unknown as Row
-    if (e.description === undefined) delete row.description
-    return [e.id, row]
-  }))
+  return new Map(
+    list.map((e) => {
+      const row = epicFromV3(e) as unknown as Row
+      if (e.description === undefined) delete row.description
+      return [e.id, row]
+    }),
+  )
 }
 
 const comment: KindRequests = {
@@ -629,4 +652,3 @@ export function payloadField(serviceField: string): string {
   const renamed: Record<string, string> = { team_ids: 'group_ids', labels: 'label_ids', content: 'content_markdown', categories: 'category_ids' }
   return renamed[field] ?? field
 }
-

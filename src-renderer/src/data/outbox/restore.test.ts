@@ -94,7 +94,13 @@ describe('the outbox journal', () => {
 
     await fillCache(db, kit.transport)
     await replayAll(db)
-    const all = (await v3(service).get('/epics', { query: { includes_description: true } })).body as { id: number; name: string; description: string; label_ids: number[]; comments: { text: string }[] }[]
+    const all = (await v3(service).get('/epics', { query: { includes_description: true } })).body as {
+      id: number
+      name: string
+      description: string
+      label_ids: number[]
+      comments: { text: string }[]
+    }[]
     expect(all.filter((e) => e.name === 'Made before the loss')).toHaveLength(1)
     expect(all.find((e) => e.name === 'Made before the loss')?.description).toBe('and described')
     expect(all.filter((e) => e.name === 'Never sent')).toHaveLength(0)
@@ -128,7 +134,9 @@ describe('the outbox journal', () => {
     const answered = new Promise<void>((resolve) => (answer = resolve))
     const slow: OutboxJournal = { ...journal, read: async () => (await answered, journal.read()) }
     const engine = startDataLayer({ db, transport: offline(kit.transport), journal: slow, sync: { fileBudgetBytes: 0 } })
-    const saving = actionsFor(db, offline(kit.transport), { journal, ready: () => engine.restore() }).updateEpic(epics[0].id, { name: 'Renamed after the loss' })
+    const saving = actionsFor(db, offline(kit.transport), { journal, ready: () => engine.restore() }).updateEpic(epics[0].id, {
+      name: 'Renamed after the loss',
+    })
     answer()
     await saving
     await engine.stop()
@@ -147,7 +155,14 @@ describe('the outbox journal', () => {
       passes++
       await replayFast(db, kit.transport, { journal })
     }
-    const engine = startDataLayer({ db, transport: kit.transport, replay: pass, journal: flaky, onRestoreError: (error) => errors.push(error), sync: { fileBudgetBytes: 0 } })
+    const engine = startDataLayer({
+      db,
+      transport: kit.transport,
+      replay: pass,
+      journal: flaky,
+      onRestoreError: (error) => errors.push(error),
+      sync: { fileBudgetBytes: 0 },
+    })
     expect(await engine.restore()).toBe(false)
     await expect(engine.replay()).rejects.toThrow('The journal could not be read')
     expect(passes).toBe(0)
@@ -303,7 +318,9 @@ describe('the outbox journal', () => {
     expect(await restoreFromJournal(db, journal)).toEqual({ restored: 0, kept: 1, trimmed: 0, journaled: 0 })
     expect(await db.meta.get(RESTORED_KEY)).toBeUndefined()
     await replayAll(db)
-    const names = ((await v3(kit.service).get('/epics')).body as { id: number; name: string }[]).filter((e) => e.id === epics[0].id || e.id === epics[1].id).map((e) => e.name)
+    const names = ((await v3(kit.service).get('/epics')).body as { id: number; name: string }[])
+      .filter((e) => e.id === epics[0].id || e.id === epics[1].id)
+      .map((e) => e.name)
     expect(names.sort()).toEqual(['Kept while storage was full', 'Queued once there was room'])
     expect((await journal.read()).entries).toEqual([])
     db.close()

@@ -33,7 +33,18 @@ import { outboxLockName, platformLock, type LockFn } from '../lock.ts'
 import { recordProblem } from '../row-checks.ts'
 import type { EntityId, EntityKind } from '../types.ts'
 import { rememberServerId, resolveId } from './ids.ts'
-import { isVoidMark, JOURNAL_KEY, journalAgain, journaledTransaction, journalIdsOf, noteApplied, RESTORED_KEY, type JournalMark, type OutboxJournal, type Restored } from './journal.ts'
+import {
+  isVoidMark,
+  JOURNAL_KEY,
+  journalAgain,
+  journaledTransaction,
+  journalIdsOf,
+  noteApplied,
+  RESTORED_KEY,
+  type JournalMark,
+  type OutboxJournal,
+  type Restored,
+} from './journal.ts'
 import { isLocalId, localIdsIn, replaceId } from './kinds.ts'
 import { enqueue, forgetLocalEntity, recordsOf, type NewRecord } from './queue.ts'
 
@@ -60,8 +71,7 @@ const placeOf = (e: JournalEntry) => e.record.order ?? e.id
  * When an entry went, among the others. One journaled again in flight (marked sent as it was appended) went at its
  * place: it was on its way when what comes after that place was queued (else that would have merged into it).
  */
-const sentPlaceOf = (e: JournalEntry) =>
-  e.sentAfter !== undefined && e.record.order !== undefined && e.sentAfter <= e.id ? e.record.order : e.sentAfter
+const sentPlaceOf = (e: JournalEntry) => (e.sentAfter !== undefined && e.record.order !== undefined && e.sentAfter <= e.id ? e.record.order : e.sentAfter)
 
 export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, options: RestoreOptions = {}): Promise<RestoreResult> {
   const clock = options.clock ?? Date.now
@@ -83,7 +93,8 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
       // A cache that follows the journal has its creates' ids already; a new one gets them back.
       if (!follows) {
         for (const [localId, to] of Object.entries(state.map)) {
-          if (isLocalId(await resolveId(db, to.kind as EntityKind, localId))) await rememberServerId(db, localId, { kind: to.kind as EntityKind, id: to.id, at: now })
+          if (isLocalId(await resolveId(db, to.kind as EntityKind, localId)))
+            await rememberServerId(db, localId, { kind: to.kind as EntityKind, id: to.id, at: now })
         }
       }
 

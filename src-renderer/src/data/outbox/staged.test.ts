@@ -19,7 +19,11 @@ beforeEach(async () => {
 })
 afterEach(() => kit.close())
 
-const exists = (path: string) => access(path).then(() => true, () => false)
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  )
 const anHourAgo = () => new Date(Date.now() - 60 * 60_000)
 const age = (path: string) => utimes(path, anHourAgo(), anHourAgo())
 
@@ -71,8 +75,16 @@ describe('staged copies nobody needs', () => {
     const sweeping = sweepStagedCopies(kit.db, kit.transport, lock)
     // While the sweep waits, the lock's holder queues the upload that names the copy.
     await kit.db.outbox.add({
-      kind: 'file', entityId: 'local:00000000-0000-4000-8000-000000000001', op: 'create', payload: { name: 'named-meanwhile.txt' }, base: {},
-      state: 'pending', attempts: 0, createdAt: 1, updatedAt: 1, staged: { path: copy, name: 'named-meanwhile.txt', size: 1 },
+      kind: 'file',
+      entityId: 'local:00000000-0000-4000-8000-000000000001',
+      op: 'create',
+      payload: { name: 'named-meanwhile.txt' },
+      base: {},
+      state: 'pending',
+      attempts: 0,
+      createdAt: 1,
+      updatedAt: 1,
+      staged: { path: copy, name: 'named-meanwhile.txt', size: 1 },
     })
     release()
     await holding

@@ -23,6 +23,10 @@ export async function stagedPaths(db: OutpostDb): Promise<string[]> {
 }
 
 /** Sweeps the staging folder, keeping what the outbox names; under the outbox lock, so no replay changes the outbox meanwhile. */
-export function sweepStagedCopies(db: OutpostDb, transport: Pick<Transport, 'sweepStaged'>, lock: LockFn = platformLock()): Promise<{ removed: number; kept: number }> {
+export function sweepStagedCopies(
+  db: OutpostDb,
+  transport: Pick<Transport, 'sweepStaged'>,
+  lock: LockFn = platformLock(),
+): Promise<{ removed: number; kept: number }> {
   return lock(outboxLockName(db.name), async () => transport.sweepStaged(await stagedPaths(db)))
 }

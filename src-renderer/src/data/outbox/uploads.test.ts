@@ -21,7 +21,9 @@ const queueUploads = async (files: [string, string][]): Promise<string[]> => {
 }
 
 const filesNamed = async (prefix: string): Promise<{ id: number; name: string; size: number }[]> =>
-  ((await v3(kit.service, kit.service.tokens.admin).get('/files')).body as { id: number; name: string; size: number }[]).filter((f) => f.name.startsWith(prefix))
+  ((await v3(kit.service, kit.service.tokens.admin).get('/files')).body as { id: number; name: string; size: number }[]).filter((f) =>
+    f.name.startsWith(prefix),
+  )
 
 describe('uploads, four files a request', () => {
   it('sends N queued files in ceil(N/4) uploads, each file once', async () => {
@@ -44,7 +46,12 @@ describe('uploads, four files a request', () => {
   it('an answer lost after the upload committed: one list finds every file (two identical ones too) and nothing is sent again', async () => {
     kit = await startKit({ seed: 'demo' })
     const { db, service } = kit
-    const locals = await queueUploads([['lost-same.txt', 'twin'], ['lost-same.txt', 'twin'], ['lost-other.txt', 'other'], ['lost-last.txt', 'last']])
+    const locals = await queueUploads([
+      ['lost-same.txt', 'twin'],
+      ['lost-same.txt', 'twin'],
+      ['lost-other.txt', 'other'],
+      ['lost-last.txt', 'last'],
+    ])
     service.setFaults({ dropAfterCommitRate: 1 })
     expect((await replayFast(db, kit.transport, { backoff: { attempts: 1 } })).stopped).toBe('offline')
     service.setFaults({ dropAfterCommitRate: 0 })
@@ -65,7 +72,10 @@ describe('uploads, four files a request', () => {
   it('a connection dropped before the service handled the upload: looked up, not found, sent once', async () => {
     kit = await startKit({ seed: 'demo' })
     const { db, service } = kit
-    await queueUploads([['dropped-0.txt', 'zero'], ['dropped-1.txt', 'one']])
+    await queueUploads([
+      ['dropped-0.txt', 'zero'],
+      ['dropped-1.txt', 'one'],
+    ])
     service.setFaults({ dropRate: 1 })
     await replayFast(db, kit.transport, { backoff: { attempts: 1 } })
     service.setFaults({ dropRate: 0 })
@@ -80,7 +90,11 @@ describe('uploads, four files a request', () => {
   it('a file the service refuses (413, too large) fails alone; the others of its upload land', async () => {
     kit = await startKit({ seed: 'demo', maxFileBytes: 1000 })
     const { db } = kit
-    const locals = await queueUploads([['fits-0.txt', 'small'], ['too-big.bin', 'x'.repeat(5000)], ['fits-1.txt', 'small too']])
+    const locals = await queueUploads([
+      ['fits-0.txt', 'small'],
+      ['too-big.bin', 'x'.repeat(5000)],
+      ['fits-1.txt', 'small too'],
+    ])
 
     const t = counting(kit.transport)
     expect(await replayFast(db, t)).toMatchObject({ confirmed: 2, failed: 1 })
@@ -96,7 +110,11 @@ describe('uploads, four files a request', () => {
   it('a staged file that vanished fails alone, saying so; the others of its upload land', async () => {
     kit = await startKit({ seed: 'demo' })
     const { db } = kit
-    const locals = await queueUploads([['kept-0.txt', 'kept'], ['vanished.txt', 'gone'], ['kept-1.txt', 'kept too']])
+    const locals = await queueUploads([
+      ['kept-0.txt', 'kept'],
+      ['vanished.txt', 'gone'],
+      ['kept-1.txt', 'kept too'],
+    ])
     const vanished = (await outboxRecords(db)).find((r) => r.entityId === locals[1])!
     await rm(vanished.staged!.path)
 

@@ -33,7 +33,18 @@ const start = () =>
   }))
 
 /** A record as Outpost writes them, to be spoilt field by field. */
-const record = (fields: Record<string, unknown>) => ({ kind: 'epic', entityId: '1', op: 'update', payload: {}, base: {}, state: 'pending', attempts: 0, createdAt: 1, updatedAt: 1, ...fields })
+const record = (fields: Record<string, unknown>) => ({
+  kind: 'epic',
+  entityId: '1',
+  op: 'update',
+  payload: {},
+  base: {},
+  state: 'pending',
+  attempts: 0,
+  createdAt: 1,
+  updatedAt: 1,
+  ...fields,
+})
 
 describe('corrupt and foreign rows', () => {
   it('are skipped by reads, sync and replay, and reported', async () => {
@@ -48,13 +59,19 @@ describe('corrupt and foreign rows', () => {
       { id: 'foreign-1', app: 'someone else', value: { nested: true } },
       { id: real.id, name: null },
     ] as never[])
-    await db.docs.bulkPut([{ id: 'not-a-doc', title: null, content_markdown: {} }, { id: realDoc.id, title: 5 }] as never[])
+    await db.docs.bulkPut([
+      { id: 'not-a-doc', title: null, content_markdown: {} },
+      { id: realDoc.id, title: 5 },
+    ] as never[])
     await db.epicComments.bulkPut([
       { id: 1_000_001, epic_id: real.id, text: 'A fine comment', created_at: '2020-01-01T00:00:00Z', deleted: false },
       { id: 1_000_002, epic_id: real.id, text: 7 },
       { id: 1_000_003, epic_id: real.id, text: 'No date' },
     ] as never[])
-    await db.epicHealth.bulkPut([{ id: 'h-1', epic_id: real.id }, { id: 'h-2', epic_id: real.id, status: 'On Track', created_at: '2020-01-01' }] as never[])
+    await db.epicHealth.bulkPut([
+      { id: 'h-1', epic_id: real.id },
+      { id: 'h-2', epic_id: real.id, status: 'On Track', created_at: '2020-01-01' },
+    ] as never[])
     await db.overlay.put({ kind: 'epic', id: 'local:nope', patch: 'not an object', created: true, deleted: false, updatedAt: 1 } as never)
     const garbage = await db.outbox.bulkAdd(
       [

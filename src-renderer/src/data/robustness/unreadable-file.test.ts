@@ -40,7 +40,10 @@ const bridgedStageFailing = (error: IpcError): Transport => {
 async function refusal(transport: Transport, file: { path: string; name: string }): Promise<WriteRefused> {
   const error = await outboxActions({ db: kit.db, transport })
     .uploadFile(file)
-    .then(() => null, (e: unknown) => e)
+    .then(
+      () => null,
+      (e: unknown) => e,
+    )
   expect(error).toBeInstanceOf(WriteRefused)
   return error as WriteRefused
 }
@@ -54,7 +57,7 @@ async function nothingQueued() {
 }
 
 describe('a dropped file that cannot be read', () => {
-  it('deleted before it was staged: the main side\'s message naming it, nothing queued', async () => {
+  it("deleted before it was staged: the main side's message naming it, nothing queued", async () => {
     const path = await tempFile(kit.folder, 'report.pdf', 'bytes')
     await rm(path)
     const error = await refusal(kit.transport, { path, name: 'report.pdf' })
@@ -104,7 +107,10 @@ describe('a dropped file that cannot be read', () => {
     const message = "Something went wrong inside Outpost: EACCES: permission denied, open '/data/staging/acc'"
     const error = await outboxActions({ db: kit.db, transport: bridgedStageFailing({ source: 'ipc', kind: 'internal', message }) })
       .uploadFile({ path: '/home/me/notes.txt', name: 'notes.txt' })
-      .then(() => null, (e: unknown) => e)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      )
     expect(error).toBeInstanceOf(TransportError)
     expect((error as TransportError).failure).toEqual({ kind: 'network', message })
     await nothingQueued()

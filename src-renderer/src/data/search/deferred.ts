@@ -20,12 +20,14 @@ export function createDeferredSearch(db: OutpostDb, options: SearchOptions = {})
     for (const run of listeners) run(version)
   }
 
-  const loaded = afterNextFrame().then(() => import('./search.ts')).then(({ createSearch }) => {
-    if (disposed) return undefined
-    search = createSearch(db, options)
-    search.version.subscribe(bump)
-    return search
-  })
+  const loaded = afterNextFrame()
+    .then(() => import('./search.ts'))
+    .then(({ createSearch }) => {
+      if (disposed) return undefined
+      search = createSearch(db, options)
+      search.version.subscribe(bump)
+      return search
+    })
   loaded.catch((error: unknown) => (options.onError ?? console.error)(error))
 
   // The search told onError of a failed build; a window that never awaits `ready` must not see it unhandled.

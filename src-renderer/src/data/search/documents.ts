@@ -19,9 +19,7 @@ export const TABLE_OF: Record<SearchKind, 'epics' | 'docs' | 'files' | 'linkedFi
   comment: 'epicComments',
 }
 
-export const KIND_OF_TABLE: Record<string, SearchKind> = Object.fromEntries(
-  Object.entries(TABLE_OF).map(([kind, table]) => [table, kind as SearchKind]),
-)
+export const KIND_OF_TABLE: Record<string, SearchKind> = Object.fromEntries(Object.entries(TABLE_OF).map(([kind, table]) => [table, kind as SearchKind]))
 
 export function isSearchKind(kind: EntityKind | string): kind is SearchKind {
   return kind in TABLE_OF
@@ -84,12 +82,7 @@ export interface EntityState {
   overlayStamp?: number
 }
 
-export function entityState(
-  kind: SearchKind,
-  id: EntityId,
-  server: Record<string, unknown> | undefined,
-  overlay: OverlayRow | undefined,
-): EntityState {
+export function entityState(kind: SearchKind, id: EntityId, server: Record<string, unknown> | undefined, overlay: OverlayRow | undefined): EntityState {
   const merged = applyOverlay(server, overlay)
   return {
     key: documentKey(kind, id),
@@ -109,6 +102,10 @@ export async function readEntities(db: OutpostDb, kind: SearchKind, ids: readonl
  * The cached rows and overlay rows of `ids`, as read (for entityState): a caller that slices its work makes
  * the states one by one (100 docs' markdown made text at once is a long task).
  */
-export function readRows(db: OutpostDb, kind: SearchKind, ids: readonly EntityId[]): Promise<[(Record<string, unknown> | undefined)[], (OverlayRow | undefined)[]]> {
+export function readRows(
+  db: OutpostDb,
+  kind: SearchKind,
+  ids: readonly EntityId[],
+): Promise<[(Record<string, unknown> | undefined)[], (OverlayRow | undefined)[]]> {
   return rowsWithOverlays(db, kind, ids)
 }

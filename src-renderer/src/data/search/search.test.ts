@@ -48,8 +48,18 @@ function comment(id: number, epic_id: number, text: string, deleted = false): Ca
 
 function file(id: number, name: string, description: string | null): CachedFile {
   return {
-    id, name, description, content_type: 'application/pdf', size: 1, url: '', thumbnail_url: null, story_ids: [],
-    uploader_id: null, external_id: null, created_at: stamp(), updated_at: stamp(),
+    id,
+    name,
+    description,
+    content_type: 'application/pdf',
+    size: 1,
+    url: '',
+    thumbnail_url: null,
+    story_ids: [],
+    uploader_id: null,
+    external_id: null,
+    created_at: stamp(),
+    updated_at: stamp(),
   }
 }
 
@@ -57,8 +67,7 @@ function overlay(kind: OverlayRow['kind'], id: string, patch: Record<string, unk
   return { kind, id, patch, created: false, deleted: false, updatedAt: ++clock, ...flags }
 }
 
-const ids = (search: LocalSearch, text: string, options?: Parameters<LocalSearch['query']>[1]) =>
-  search.query(text, options).map((r) => `${r.kind}:${r.id}`)
+const ids = (search: LocalSearch, text: string, options?: Parameters<LocalSearch['query']>[1]) => search.query(text, options).map((r) => `${r.kind}:${r.id}`)
 
 async function seeded(): Promise<{ db: OutpostDb; search: LocalSearch }> {
   const db = openDb()
@@ -69,7 +78,11 @@ async function seeded(): Promise<{ db: OutpostDb; search: LocalSearch }> {
     epic(4, 'Onboarding checklist', 'A checklist that guides new members through their first week.'),
   ])
   await db.docs.bulkPut([
-    doc('d-1', 'Release process', '# Release process\n\nEvery **release** is tagged. See [the runbook](https://wiki.example.com/runbook).\n\n- Build\n- Sign\n- Publish'),
+    doc(
+      'd-1',
+      'Release process',
+      '# Release process\n\nEvery **release** is tagged. See [the runbook](https://wiki.example.com/runbook).\n\n- Build\n- Sign\n- Publish',
+    ),
   ])
   await db.epicComments.bulkPut([comment(10, 2, 'Finance asked for a quarterly summary as well.')])
   await db.files.bulkPut([file(20, 'invoice-template.pdf', 'The invoice layout finance signed off')])
@@ -237,7 +250,9 @@ describe('local search', () => {
     const words = ['alpha', 'beta', 'rollout', 'risk', 'sync', 'search', 'tokens', 'billing', 'ux', 'road', 'map', 'q']
     let seed = 7
     const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647
-    const titles = Array.from({ length: 400 }, () => Array.from({ length: 1 + Math.floor(next() * 4) }, () => words[Math.floor(next() * words.length)]).join(' '))
+    const titles = Array.from({ length: 400 }, () =>
+      Array.from({ length: 1 + Math.floor(next() * 4) }, () => words[Math.floor(next() * words.length)]).join(' '),
+    )
     titles.push('r', 'r', 'r s')
     const epics = titles.map((title, i) => epic(i + 1, title, '', { archived: next() < 0.2 }))
     await db.epics.bulkPut(epics)
@@ -362,7 +377,8 @@ describe('incremental updates', () => {
 
   it('renamed by the hundreds, again and again as the old words are swept: finds the new names, and never fails', async () => {
     const db = openDb()
-    const named = (round: number) => Array.from({ length: 600 }, (_, i) => epic(i + 1, `${round === 0 ? 'first' : round === 30 ? 'last' : `r${round}q${i}z`} item${i}x${round}`))
+    const named = (round: number) =>
+      Array.from({ length: 600 }, (_, i) => epic(i + 1, `${round === 0 ? 'first' : round === 30 ? 'last' : `r${round}q${i}z`} item${i}x${round}`))
     await db.epics.bulkPut(named(0))
     const search = start(db)
     await search.ready
@@ -562,7 +578,11 @@ describe('overlay (offline changes)', () => {
 
     // Confirmed: the overlay rows go, the server rows arrive under the server ids.
     await db.transaction('rw', db.overlay, db.epics, async () => {
-      await db.overlay.bulkDelete([['epic', 'local:abc'], ['epic', '2'], ['epic', '3']])
+      await db.overlay.bulkDelete([
+        ['epic', 'local:abc'],
+        ['epic', '2'],
+        ['epic', '3'],
+      ])
       await db.epics.put(epic(6, 'Offline draft', 'Typed on a plane'))
     })
     await search.settled()

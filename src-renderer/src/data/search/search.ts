@@ -440,9 +440,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   /** Keys of rows of `kind` whose updated_at differs from what was indexed, or that appeared or went. */
   async function rescan(kind: SearchKind): Promise<EntityId[]> {
     const table = db.table(TABLE_OF[kind])
-    const [stamps, ids] = await db.transaction('r', table, () =>
-      Promise.all([table.orderBy('updated_at').keys(), table.orderBy('updated_at').primaryKeys()]),
-    )
+    const [stamps, ids] = await db.transaction('r', table, () => Promise.all([table.orderBy('updated_at').keys(), table.orderBy('updated_at').primaryKeys()]))
     const changed: EntityId[] = []
     const seen = new Set<string>()
     for (let i = 0; i < ids.length; i++) {

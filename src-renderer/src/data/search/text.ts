@@ -72,14 +72,16 @@ const LINK = new RegExp(`${LINK_TEXT}${TARGET}`, 'g')
  * snippets; the doc view renders the real thing.
  */
 export function markdownText(markdown: string): string {
-  return markdown
-    .replace(/```[^\n]*\n?/g, ' ')
-    // Images first, so a linked image `[![alt](img.png)](url)` leaves `alt`.
-    .replace(IMAGE, '$1')
-    .replace(LINK, '$1')
-    .replace(/<(https?:[^>\s]*)>/g, '$1')
-    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
-    .replace(/[*_~`|]+/g, '')
+  return (
+    markdown
+      .replace(/```[^\n]*\n?/g, ' ')
+      // Images first, so a linked image `[![alt](img.png)](url)` leaves `alt`.
+      .replace(IMAGE, '$1')
+      .replace(LINK, '$1')
+      .replace(/<(https?:[^>\s]*)>/g, '$1')
+      .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
+      .replace(/[*_~`|]+/g, '')
+  )
 }
 
 const SNIPPET_LENGTH = 160

@@ -66,14 +66,22 @@ export function workerSyncer(port: SyncWorkerPort, bridge: Pick<Bridge, 'call'>,
   /** Makes a request the worker asked for, and sends the answer back (a long list in parts). */
   const answer = async (id: number, channel: unknown, request: unknown) => {
     if (!isSyncChannel(channel)) {
-      post({ type: 'answer', id, result: { ok: false, error: { source: 'ipc', kind: 'refused', message: `The sync worker may not ask for ${String(channel)}.` } } })
+      post({
+        type: 'answer',
+        id,
+        result: { ok: false, error: { source: 'ipc', kind: 'refused', message: `The sync worker may not ask for ${String(channel)}.` } },
+      })
       return
     }
     let value: unknown
     try {
       value = await bridge.call(channel, request as never)
     } catch (error) {
-      post({ type: 'answer', id, result: { ok: false, error: error instanceof BridgeError ? error.error : { source: 'ipc', kind: 'internal', message: messageOf(error) } } })
+      post({
+        type: 'answer',
+        id,
+        result: { ok: false, error: error instanceof BridgeError ? error.error : { source: 'ipc', kind: 'internal', message: messageOf(error) } },
+      })
       return
     }
     const partItems = options.partItems ?? RELAY_PART_ITEMS
@@ -166,7 +174,13 @@ export function workerSyncer(port: SyncWorkerPort, bridge: Pick<Bridge, 'call'>,
           started: run.started,
           listed: run.listed,
         })
-        post({ type: 'sync', id, force: run.force === true, ...(run.prefetch === false && { prefetch: false }), ...(run.metered === true && { metered: true }) })
+        post({
+          type: 'sync',
+          id,
+          force: run.force === true,
+          ...(run.prefetch === false && { prefetch: false }),
+          ...(run.metered === true && { metered: true }),
+        })
       })
     },
   }

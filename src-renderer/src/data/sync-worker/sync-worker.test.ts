@@ -117,7 +117,11 @@ describe('the sync worker', () => {
     const channel = new MessageChannel()
     ports.push(channel.port1, channel.port2)
     const calls: RequestChannel[] = []
-    workerSyncer(channel.port1 as unknown as SyncWorkerPort, windowBridge(calls), { db: world.openDb('worker-refuse'), transport: world.transport, clock: Date.now })
+    workerSyncer(channel.port1 as unknown as SyncWorkerPort, windowBridge(calls), {
+      db: world.openDb('worker-refuse'),
+      transport: world.transport,
+      clock: Date.now,
+    })
     const answers: ToWorker[] = []
     channel.port2.addEventListener('message', (event: MessageEvent<ToWorker>) => answers.push(event.data))
     channel.port1.start()
@@ -128,7 +132,10 @@ describe('the sync worker', () => {
   })
 
   it('hands a failed run back as the same failure', async () => {
-    const refusing: Transport = { ...world.transport, call: async () => Promise.reject(new TransportError({ kind: 'network', message: 'The service could not be reached.' })) }
+    const refusing: Transport = {
+      ...world.transport,
+      call: async () => Promise.reject(new TransportError({ kind: 'network', message: 'The service could not be reached.' })),
+    }
     const { window } = connected(refusing)
     const syncer = workerSyncer(window, windowBridge(), { db: world.openDb('worker-fails'), transport: world.transport, clock: Date.now, options: noFiles })
     const error = await syncer.sync().catch((e: unknown) => e)
@@ -139,10 +146,17 @@ describe('the sync worker', () => {
     const forbidden: Transport = {
       ...world.transport,
       call: (operation, request) =>
-        operation === 'labels.list' ? Promise.reject(new TransportError({ kind: 'http', status: 403, message: 'No labels for you.' })) : world.transport.call(operation, request),
+        operation === 'labels.list'
+          ? Promise.reject(new TransportError({ kind: 'http', status: 403, message: 'No labels for you.' }))
+          : world.transport.call(operation, request),
     }
     const second = connected(forbidden)
-    const partly = workerSyncer(second.window, windowBridge(), { db: world.openDb('worker-partly'), transport: world.transport, clock: Date.now, options: noFiles })
+    const partly = workerSyncer(second.window, windowBridge(), {
+      db: world.openDb('worker-partly'),
+      transport: world.transport,
+      clock: Date.now,
+      options: noFiles,
+    })
     const failed = await partly.sync().catch((e: unknown) => e)
     expect(failed).toBeInstanceOf(SyncError)
     expect((failed as SyncError).report.failures.map((f) => f.kind)).toEqual(['labels'])
@@ -188,7 +202,12 @@ describe('a worker that does not start', () => {
     const worker = silentWorker()
     const db = world.openDb('no-worker')
     const reasons: string[] = []
-    const syncer = workerSyncer(worker.port, windowBridge(), { db, transport: world.transport, clock: Date.now, options: noFiles }, { onFallback: (reason) => reasons.push(reason) })
+    const syncer = workerSyncer(
+      worker.port,
+      windowBridge(),
+      { db, transport: world.transport, clock: Date.now, options: noFiles },
+      { onFallback: (reason) => reasons.push(reason) },
+    )
     worker.fail()
     await syncer.sync()
     expect(await db.epics.count()).toBe(serviceCounts(world.service).epics)
@@ -200,7 +219,12 @@ describe('a worker that does not start', () => {
     const worker = silentWorker()
     const db = world.openDb('mute-worker')
     const reasons: string[] = []
-    const syncer = workerSyncer(worker.port, windowBridge(), { db, transport: world.transport, clock: Date.now, options: noFiles }, { readyTimeoutMs: 20, onFallback: (reason) => reasons.push(reason) })
+    const syncer = workerSyncer(
+      worker.port,
+      windowBridge(),
+      { db, transport: world.transport, clock: Date.now, options: noFiles },
+      { readyTimeoutMs: 20, onFallback: (reason) => reasons.push(reason) },
+    )
     await syncer.sync()
     expect(await db.docs.count()).toBe(serviceCounts(world.service).docs)
     expect(reasons).toEqual(['it did not answer'])

@@ -77,7 +77,11 @@ describe('bootstrap', () => {
     const full = (await v3(w.service).get(`/epics/${withComments.id}`)).body
     const cachedComments = await db.epicComments.where('epic_id').equals(withComments.id).toArray()
     const flat = (cs: any[]): any[] => cs.flatMap((c) => [c, ...flat(c.comments)])
-    expect(cachedComments.map((c) => [c.id, c.text, c.deleted, c.slim]).sort()).toEqual(flat(full.comments).map((c) => [c.id, c.text, c.deleted, true]).sort())
+    expect(cachedComments.map((c) => [c.id, c.text, c.deleted, c.slim]).sort()).toEqual(
+      flat(full.comments)
+        .map((c) => [c.id, c.text, c.deleted, true])
+        .sort(),
+    )
 
     // Docs readable offline: their Markdown (the HTML comes when a doc is opened).
     const doc = (await db.docs.toArray())[0]
@@ -190,7 +194,7 @@ describe('bootstrap', () => {
     let pagesAsked = 0
     const transport = {
       ...inner,
-      call: async <T,>(...args: Parameters<typeof inner.call>): Promise<T> => {
+      call: async <T>(...args: Parameters<typeof inner.call>): Promise<T> => {
         if (args[0] === 'epics.list') pagesAsked++
         const answer = await inner.call<T>(...args)
         if (args[0] === 'epics.v3List') pagesWhenListCame = pagesAsked

@@ -40,8 +40,16 @@ afterEach(async () => {
 
 describe('a whole list stored in slices', () => {
   it('stores every row of a list longer than any slice, with the checkpoint', async () => {
-    const rows = Array.from({ length: 2_345 }, (_, i) => cachedEpic(i + 1, { name: `Epic ${i + 1}`, updated_at: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}Z` }))
-    const { written, removed } = await replaceAll(db, db.epics as unknown as Table<CachedEpic, EntityId>, rows, { ...freshCheckpoint('epics'), bootstrapped: true }, new Set())
+    const rows = Array.from({ length: 2_345 }, (_, i) =>
+      cachedEpic(i + 1, { name: `Epic ${i + 1}`, updated_at: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}Z` }),
+    )
+    const { written, removed } = await replaceAll(
+      db,
+      db.epics as unknown as Table<CachedEpic, EntityId>,
+      rows,
+      { ...freshCheckpoint('epics'), bootstrapped: true },
+      new Set(),
+    )
     expect(written).toBe(2_345)
     expect(removed).toEqual([])
     const stored = await db.epics.toArray()
@@ -57,15 +65,19 @@ describe('a sync page written', () => {
     const listen = (parts: ObservabilitySet) => void events.push(parts)
     Dexie.on('storagemutated', listen)
     try {
-      const page: DocV4Fields[] = Array.from({ length: 100 }, (_, i) => ({
-        id: `doc-${i}`,
-        title: `Doc ${i}`,
-        content_markdown: 'text',
-        content_html: '<p>text</p>',
-        archived: false,
-        created_at: '2026-01-01T00:00:00Z',
-        updated_at: '2026-01-02T00:00:00Z',
-      }) as DocV4Fields)
+      const page: DocV4Fields[] = Array.from(
+        { length: 100 },
+        (_, i) =>
+          ({
+            id: `doc-${i}`,
+            title: `Doc ${i}`,
+            content_markdown: 'text',
+            content_html: '<p>text</p>',
+            archived: false,
+            created_at: '2026-01-01T00:00:00Z',
+            updated_at: '2026-01-02T00:00:00Z',
+          }) as DocV4Fields,
+      )
       expect(await writeDocPage(db, page, 'bootstrap', { ...freshCheckpoint('docs'), cursor: 'next' })).toBe(100)
       await new Promise((resolve) => setTimeout(resolve, 50))
       const named = events.map((e) => e[`idb://${db.name}/docs/`]).filter((tree) => tree !== undefined)

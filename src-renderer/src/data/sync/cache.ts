@@ -81,7 +81,7 @@ export function nextPutSlice(rows: number, ms: number, sliceMs = PUT_SLICE_MS): 
 async function putInSlices<T, Key, Insert>(table: Table<T, Key, Insert>, rows: readonly Insert[]): Promise<void> {
   const sliceMs = SLICED ? PUT_SLICE_MS : WORKER_PUT_SLICE_MS
   let size = FIRST_PUT_SLICE
-  for (let i = 0; i < rows.length; ) {
+  for (let i = 0; i < rows.length;) {
     const slice = rows.slice(i, i + size)
     const start = performance.now()
     const placed = table.bulkPut(slice)
@@ -345,9 +345,7 @@ export async function writeEpicList(
   known: ReadonlySet<EntityId>,
   store = false,
 ): Promise<EpicListResult> {
-  const listed = new Map<number, ListedEpic>(
-    list.map((e) => [e.id, { position: e.position, ...withProgress(storyProgressOf(e)) }]),
-  )
+  const listed = new Map<number, ListedEpic>(list.map((e) => [e.id, { position: e.position, ...withProgress(storyProgressOf(e)) }]))
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const cached = await readInSlices(db.epics)
     const byId = new Map(cached.map((e) => [e.id, e]))

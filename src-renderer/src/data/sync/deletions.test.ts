@@ -33,9 +33,42 @@ beforeAll(async () => {
     { kind: 'epic', id: String(epicB), patch: {}, created: false, deleted: true, updatedAt: 4 },
   )
   OUTBOX.push(
-    { seq: 1, kind: 'epic', entityId: String(epicA), op: 'update', payload: { name: 'Mine' }, base: { name: 'Theirs' }, state: 'pending', attempts: 0, createdAt: 1, updatedAt: 1 },
-    { seq: 2, kind: 'epic', entityId: 'local:1b7e', op: 'create', payload: { name: 'Created offline' }, base: {}, state: 'in-flight', attempts: 1, createdAt: 2, updatedAt: 2 },
-    { seq: 3, kind: 'doc', entityId: String(doc), op: 'update', payload: { title: 'My title' }, base: {}, state: 'failed', attempts: 1, createdAt: 3, updatedAt: 3 },
+    {
+      seq: 1,
+      kind: 'epic',
+      entityId: String(epicA),
+      op: 'update',
+      payload: { name: 'Mine' },
+      base: { name: 'Theirs' },
+      state: 'pending',
+      attempts: 0,
+      createdAt: 1,
+      updatedAt: 1,
+    },
+    {
+      seq: 2,
+      kind: 'epic',
+      entityId: 'local:1b7e',
+      op: 'create',
+      payload: { name: 'Created offline' },
+      base: {},
+      state: 'in-flight',
+      attempts: 1,
+      createdAt: 2,
+      updatedAt: 2,
+    },
+    {
+      seq: 3,
+      kind: 'doc',
+      entityId: String(doc),
+      op: 'update',
+      payload: { title: 'My title' },
+      base: {},
+      state: 'failed',
+      attempts: 1,
+      createdAt: 3,
+      updatedAt: 3,
+    },
   )
   await db.overlay.bulkPut(OVERLAY)
   await db.outbox.bulkPut(OUTBOX)
@@ -138,7 +171,7 @@ describe('deletions', () => {
 })
 
 describe('refresh on open', () => {
-  it('keeps a comment made after the version it answers (the user\'s own, confirmed while the answer came), and drops one deleted before', async () => {
+  it("keeps a comment made after the version it answers (the user's own, confirmed while the answer came), and drops one deleted before", async () => {
     const [epicId] = world.service.ctx.col<any>('epic').ids().map(Number)
     const gone = (await v3(world.service).post(`/epics/${epicId}/comments`, { text: 'Deleted on the service' })).body
     await syncer.refreshEpic(epicId)
@@ -152,12 +185,22 @@ describe('refresh on open', () => {
       options: { fileBudgetBytes: 0 },
       transport: {
         ...transport,
-        call: async <T,>(operation: Parameters<typeof transport.call>[0], request?: Parameters<typeof transport.call>[1]) => {
+        call: async <T>(operation: Parameters<typeof transport.call>[0], request?: Parameters<typeof transport.call>[1]) => {
           const answer = await transport.call<T>(operation, request)
           if (operation === 'epics.v3Get' && !made) {
             await new Promise((resolve) => setTimeout(resolve, 5))
             made = (await v3(world.service).post(`/epics/${epicId}/comments`, { text: 'Made while the answer came' })).body
-            await db.epicComments.put({ id: made!.id, epic_id: epicId, parent_id: null, author_id: null, text: 'Made while the answer came', deleted: false, external_id: null, created_at: (made as any).created_at, updated_at: (made as any).updated_at })
+            await db.epicComments.put({
+              id: made!.id,
+              epic_id: epicId,
+              parent_id: null,
+              author_id: null,
+              text: 'Made while the answer came',
+              deleted: false,
+              external_id: null,
+              created_at: (made as any).created_at,
+              updated_at: (made as any).updated_at,
+            })
           }
           return answer
         },

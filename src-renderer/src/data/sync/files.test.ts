@@ -144,7 +144,9 @@ describe('file contents', () => {
   it('prefetches four files at once, and all of them within the budget', async () => {
     const now = Date.now()
     const db = world.openDb('at-once')
-    const inner = countingTransport(gatewayTransport(world.gateway, { staging: join(world.folders.staging, 'at-once'), cache: join(world.folders.cache, 'at-once') }))
+    const inner = countingTransport(
+      gatewayTransport(world.gateway, { staging: join(world.folders.staging, 'at-once'), cache: join(world.folders.cache, 'at-once') }),
+    )
     let active = 0
     let most = 0
     const transport = {
@@ -181,6 +183,6 @@ describe('file contents', () => {
     // Budget: room for exactly the file opened; prefetch finds no room for anything older than "now".
     await syncer.openFile(oldest!.id)
     await syncer.sync({ force: true })
-    expect(((await db.fileContents.toCollection().primaryKeys()) as number[])).toEqual([oldest!.id])
+    expect((await db.fileContents.toCollection().primaryKeys()) as number[]).toEqual([oldest!.id])
   })
 })

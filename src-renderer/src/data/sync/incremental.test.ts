@@ -41,7 +41,12 @@ describe('incremental sync', () => {
   it('brings edits, comments, health, new, archived epics and docs in one page each', async () => {
     tick()
     const [a, b, c] = epicIds()
-    await v4(world.service).patch('/epics/bulk', { epics: [{ id: a, name: 'Renamed offline-first' }, { id: b, archived: true }] })
+    await v4(world.service).patch('/epics/bulk', {
+      epics: [
+        { id: a, name: 'Renamed offline-first' },
+        { id: b, archived: true },
+      ],
+    })
     const comment = (await v3(world.service).post(`/epics/${c}/comments`, { text: 'A new comment' })).body
     await v3(world.service).post(`/epics/${a}/health`, { status: 'At Risk', text: 'Slipping' })
     const created = (await v4(world.service).post('/epics', { name: 'Brand new epic' })).body
@@ -83,7 +88,12 @@ describe('incremental sync', () => {
     await syncCounting()
     expect(await db.epics.get(epicId)).toMatchObject({ name: 'Its comment deleted' })
     expect(await db.epicComments.get(own[0].id)).toBeUndefined()
-    expect((await db.epicComments.where('epic_id').equals(epicId).toArray()).map((c) => c.id).sort()).toEqual(own.slice(1).map((c) => c.id).sort())
+    expect((await db.epicComments.where('epic_id').equals(epicId).toArray()).map((c) => c.id).sort()).toEqual(
+      own
+        .slice(1)
+        .map((c) => c.id)
+        .sort(),
+    )
     expect(await db.epicComments.get(elsewhere.id)).toEqual(elsewhere)
   })
 
@@ -135,7 +145,15 @@ describe('incremental sync', () => {
 
     localNow += DEFAULT_SYNC_OPTIONS.referenceIntervalMs
     const all = await syncCounting()
-    for (const op of ['members.list', 'groups.list', 'epicWorkflow.states', 'categories.v3List', 'objectives.list', 'labels.list', 'customFields.list'] as const) {
+    for (const op of [
+      'members.list',
+      'groups.list',
+      'epicWorkflow.states',
+      'categories.v3List',
+      'objectives.list',
+      'labels.list',
+      'customFields.list',
+    ] as const) {
       expect(all.calls[op]).toBe(1)
     }
     expect(await db.categories.get(category.id)).toMatchObject({ name: 'Due later', color: '#aabbcc' })

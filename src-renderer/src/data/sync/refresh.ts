@@ -76,7 +76,12 @@ export async function refreshEpic({ db, transport, clock = Date.now }: RefreshDe
     if (current && !healths.some((h) => h.id === current.id)) healths.unshift(current)
     await db.epicHealth.where('epic_id').equals(id).delete()
     if (healths.length > 0) await db.epicHealth.bulkPut(healths)
-    await replaceDocLinks(db, 'epic_id', id, docs.map((d) => ({ doc_id: d.id, epic_id: id })))
+    await replaceDocLinks(
+      db,
+      'epic_id',
+      id,
+      docs.map((d) => ({ doc_id: d.id, epic_id: id })),
+    )
     await writeEpicStories(db, id, stories, fetchedAt, { updated_at: epic.updated_at, stats: epic.stats })
     return row
   })
@@ -128,7 +133,12 @@ export async function refreshDoc({ db, transport }: RefreshDeps, id: string): Pr
     const sameVersion = html.updated_at === markdown.updated_at
     const row = docFromV4({ ...markdown, content_html: sameVersion ? html.content_html : null }, cached)
     await db.docs.put(row)
-    await replaceDocLinks(db, 'doc_id', id, epics.map((e) => ({ doc_id: id, epic_id: e.id })))
+    await replaceDocLinks(
+      db,
+      'doc_id',
+      id,
+      epics.map((e) => ({ doc_id: id, epic_id: e.id })),
+    )
     return row
   })
 }

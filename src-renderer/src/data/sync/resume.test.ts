@@ -60,7 +60,7 @@ const afterEpicPages = (pages: number, then: () => void) => {
   const transport = countingTransport(world.transport, slowPages)
   return {
     ...transport,
-    call: async <T,>(...args: Parameters<typeof transport.call>): Promise<T> => {
+    call: async <T>(...args: Parameters<typeof transport.call>): Promise<T> => {
       const answer = await transport.call<T>(...args)
       if (args[0] === 'epics.list' && ++answered === pages) then()
       return answer

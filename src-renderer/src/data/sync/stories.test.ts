@@ -28,7 +28,15 @@ beforeAll(async () => {
 })
 afterAll(() => world.close())
 
-type StatsV3 = { num_stories_done: number; num_stories_started: number; num_stories_unstarted: number; num_stories_backlog: number; num_stories_total: number; num_points_done: number; num_points: number }
+type StatsV3 = {
+  num_stories_done: number
+  num_stories_started: number
+  num_stories_unstarted: number
+  num_stories_backlog: number
+  num_stories_total: number
+  num_points_done: number
+  num_points: number
+}
 const serviceEpics = async () => (await v3(world.service).get('/epics')).body as { id: number; stats: StatsV3 }[]
 
 async function counting<T>(run: () => Promise<T>): Promise<{ result: T; calls: Record<string, number> }> {
@@ -68,8 +76,18 @@ describe('epic stories and progress', () => {
     expect(cached.map((s) => s.id).sort()).toEqual(onService.map((s) => s.id).sort())
     for (const s of onService) {
       expect(await db.stories.get(s.id)).toEqual({
-        id: s.id, epic_id: epic.id, name: s.name, story_type: s.story_type, workflow_state_id: s.workflow_state_id, started: s.started,
-        completed: s.completed, archived: s.archived, estimate: s.estimate, owner_ids: s.owner_ids, position: s.position, app_url: s.app_url,
+        id: s.id,
+        epic_id: epic.id,
+        name: s.name,
+        story_type: s.story_type,
+        workflow_state_id: s.workflow_state_id,
+        started: s.started,
+        completed: s.completed,
+        archived: s.archived,
+        estimate: s.estimate,
+        owner_ids: s.owner_ids,
+        position: s.position,
+        app_url: s.app_url,
         updated_at: s.updated_at,
       })
     }
@@ -80,7 +98,12 @@ describe('epic stories and progress', () => {
     const [, epic] = (await serviceEpics()).filter((e) => e.stats.num_stories_total > 0)
     const { result, calls } = await counting(() => syncer.refreshEpicStories(epic.id))
     expect(calls).toEqual({ 'epicStories.list': 1 })
-    expect(result).toBe(epic.stats.num_stories_total + storeStories(world.service.ctx).byParent(epic.id).filter((s) => s.archived).length)
+    expect(result).toBe(
+      epic.stats.num_stories_total +
+        storeStories(world.service.ctx)
+          .byParent(epic.id)
+          .filter((s) => s.archived).length,
+    )
     expect(await db.stories.where('epic_id').equals(epic.id).count()).toBe(result)
 
     expect((await v3(world.service).delete(`/epics/${epic.id}`)).status).toBe(204)
@@ -96,7 +119,10 @@ describe('epic stories and progress', () => {
 
     // Stories of three epics cached; a story added on the service to each (their stats change, not their updated_at).
     const opened = (await db.storyLists.toArray()).map((l) => l.epic_id as number)
-    const more = (await serviceEpics()).map((e) => e.id).filter((id) => !opened.includes(id)).slice(0, 2)
+    const more = (await serviceEpics())
+      .map((e) => e.id)
+      .filter((id) => !opened.includes(id))
+      .slice(0, 2)
     for (const id of more) await syncer.refreshEpicStories(id)
     const cachedWith = [...opened, ...more]
     expect(cachedWith.length).toBe(3)
@@ -146,7 +172,17 @@ describe('epic stories and progress', () => {
     const name = 'outpost:upgrade-progress'
     const old = new Dexie(name, { indexedDB: world.indexedDB, IDBKeyRange })
     old.version(3).stores({ epics: 'id, updated_at, *objective_ids', epicProgress: 'id', meta: 'key' })
-    const progress = { done: 2, started: 1, unstarted: 3, total: 6, points_done: 5, points_started: 2, points_unstarted: 8, points_total: 15, last_story_update: '2025-01-02T00:00:00Z' }
+    const progress = {
+      done: 2,
+      started: 1,
+      unstarted: 3,
+      total: 6,
+      points_done: 5,
+      points_started: 2,
+      points_unstarted: 8,
+      points_total: 15,
+      last_story_update: '2025-01-02T00:00:00Z',
+    }
     await old.table('epics').bulkPut([
       { id: 1, name: 'With progress', updated_at: '2025-01-01T00:00:00Z', objective_ids: [] },
       { id: 2, name: 'Without', updated_at: '2025-01-01T00:00:00Z', objective_ids: [] },

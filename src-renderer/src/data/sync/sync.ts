@@ -62,15 +62,7 @@ import type { EntityId } from '../types.ts'
 import { knownIds, removeFiles, removePartialDocs, removePartialEpics, replaceAll, writeDocList, writeEpicList, type ListedEpic } from './cache.ts'
 import { docFromListV3, EPIC_LIST_V3_FIELDS, epicFromListV3 } from '../convert.ts'
 import { refreshEpicStories } from './refresh.ts'
-import {
-  FILE_KINDS,
-  REFERENCE_KINDS,
-  SYNC_KINDS,
-  readCheckpoint,
-  readCheckpoints,
-  type KindCheckpoint,
-  type SyncKind,
-} from './checkpoints.ts'
+import { FILE_KINDS, REFERENCE_KINDS, SYNC_KINDS, readCheckpoint, readCheckpoints, type KindCheckpoint, type SyncKind } from './checkpoints.ts'
 import { allPages, call, type SyncContext } from './context.ts'
 import { LIST_SOURCES, type ListKind } from './lists.ts'
 import { walk } from './walk.ts'
@@ -178,10 +170,12 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
       if (!epics.bootstrapped) tasks.push(task(['epicList', 'epics'], async () => count(await bootstrapEpics(run, epicList))))
       else {
         const sweep = wanted('epicList') && due(epicList, ctx.options.sweepIntervalMs)
-        tasks.push(task(sweep ? ['epicList', 'epics'] : ['epics'], async () => {
-          const listed = sweep ? await sweepEpics(run, epicList, count) : undefined
-          count(await walk(run, 'epics', { listed }))
-        }))
+        tasks.push(
+          task(sweep ? ['epicList', 'epics'] : ['epics'], async () => {
+            const listed = sweep ? await sweepEpics(run, epicList, count) : undefined
+            count(await walk(run, 'epics', { listed }))
+          }),
+        )
       }
     }
     const docs = checkpoints.get('docs')!
@@ -190,10 +184,12 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
       if (!docs.bootstrapped) tasks.push(task(['docList', 'docs'], async () => count(await bootstrapDocs(run, docList))))
       else {
         const sweep = wanted('docList') && due(docList, ctx.options.sweepIntervalMs)
-        tasks.push(task(sweep ? ['docList', 'docs'] : ['docs'], async () => {
-          if (sweep) await sweepDocs(run, docList, count)
-          count(await walk(run, 'docs'))
-        }))
+        tasks.push(
+          task(sweep ? ['docList', 'docs'] : ['docs'], async () => {
+            if (sweep) await sweepDocs(run, docList, count)
+            count(await walk(run, 'docs'))
+          }),
+        )
       }
     }
     for (const kind of [...REFERENCE_KINDS, ...FILE_KINDS]) {
@@ -275,7 +271,11 @@ const notBrought = (listIds: EntityId[] | undefined, walked: { brought?: Readonl
   listIds && walked.brought ? listIds.filter((id) => !walked.brought!.has(id)) : undefined
 
 /** The epic id sweep (the v3 list: ids, positions, progress): deletions found, positions and progress refreshed. */
-async function sweepEpics(ctx: SyncContext, cp: KindCheckpoint, count: (r: { written: number; removed: number }) => void): Promise<ReadonlyMap<number, ListedEpic>> {
+async function sweepEpics(
+  ctx: SyncContext,
+  cp: KindCheckpoint,
+  count: (r: { written: number; removed: number }) => void,
+): Promise<ReadonlyMap<number, ListedEpic>> {
   const known = await knownIds(ctx.db.epics)
   const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: ['id', 'position', 'stats'] })
   const done = { ...cp, syncedAt: ctx.clock(), done: list.length, total: list.length }
@@ -309,7 +309,13 @@ async function bootstrapDocs(ctx: SyncContext, listCp: KindCheckpoint): Promise<
         const list = await call<DocSlimV3[]>(ctx, 'documents.v3List')
         listIds = list.map((d) => d.id)
         ctx.handOver?.({ kind: 'doc', rows: list.map(docFromListV3) })
-        const result = await writeDocList(ctx.db, list, { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), done: list.length, total: list.length }, known, true)
+        const result = await writeDocList(
+          ctx.db,
+          list,
+          { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), done: list.length, total: list.length },
+          known,
+          true,
+        )
         ctx.progress({ kind: 'docList', phase: 'bootstrap', done: list.length, total: list.length })
         return result
       })()
@@ -353,7 +359,9 @@ async function fetchList(ctx: SyncContext, kind: ListKind, cp: KindCheckpoint): 
   // Asked for only now, in its turn: a list asked for early would miss what a replay made meanwhile (a
   // label created by name on an epic), and the kind would count as fetched until its next turn.
   const known = await knownIds(table)
-  const items: unknown[] = source.paged ? await allPages(ctx, source.operation, source.query) : await call<unknown[]>(ctx, source.operation, { query: source.query })
+  const items: unknown[] = source.paged
+    ? await allPages(ctx, source.operation, source.query)
+    : await call<unknown[]>(ctx, source.operation, { query: source.query })
   const rows = items.map((item) => source.convert(item as never))
   const next: KindCheckpoint = { ...cp, bootstrapped: true, cursor: null, syncedAt: ctx.clock(), done: rows.length, total: rows.length }
   const phase = cp.bootstrapped ? 'incremental' : 'bootstrap'

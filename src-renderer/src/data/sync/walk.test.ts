@@ -35,7 +35,7 @@ async function bootstrap(w: World, during?: (request: OperationRequest, seen: Se
   const onTheirWay = new Set<Promise<unknown>>()
   const transport = {
     ...inner,
-    call: async <T,>(operation: OperationName, request: OperationRequest = {}): Promise<T> => {
+    call: async <T>(operation: OperationName, request: OperationRequest = {}): Promise<T> => {
       const query = request.query ?? {}
       const walkPage = operation === 'epics.list' && query.limit !== LAST_PAGE_SIZE
       if (walkPage && during) {
@@ -63,7 +63,12 @@ async function bootstrap(w: World, during?: (request: OperationRequest, seen: Se
 
 /** The cache holds the service's epics, each as the service has it now, and none half-stored. */
 async function expectServiceCopy(w: World, db: ReturnType<World['openDb']>) {
-  const served = (await v3(w.service).get('/epics', { query: { includes_description: true } })).body as { id: number; name: string; description: string; updated_at: string }[]
+  const served = (await v3(w.service).get('/epics', { query: { includes_description: true } })).body as {
+    id: number
+    name: string
+    description: string
+    updated_at: string
+  }[]
   const cached = await db.epics.toArray()
   expect(cached.map((e) => e.id).sort((a, b) => Number(a) - Number(b))).toEqual(served.map((e) => e.id).sort((a, b) => a - b))
   const byId = new Map(cached.map((e) => [e.id, e]))

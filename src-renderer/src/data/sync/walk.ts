@@ -181,7 +181,9 @@ async function walkDown(ctx: SyncContext, kind: WalkKind, o: DownOptions): Promi
         // An incremental walk cannot know how many changed: it says one more page may come until it ends.
         total = finished ? done : done + o.limit
         if (o.ending) {
-          cp = finished ? { ...cp, bootstrapped: true, cursor: null, done: 0, total: 0, since: cp.walkSince, walkSince: null, ends: null, syncedAt: ctx.clock() } : cp
+          cp = finished
+            ? { ...cp, bootstrapped: true, cursor: null, done: 0, total: 0, since: cp.walkSince, walkSince: null, ends: null, syncedAt: ctx.clock() }
+            : cp
         } else {
           const walkSince = from ? cp.walkSince : later(cp.since, page.entities[0]?.updated_at)
           cp = finished

@@ -42,12 +42,23 @@ describe('finding docs', () => {
   })
 
   it('reads snippets as prose: no space before punctuation where emphasis or code marks were', () => {
-    const [hit] = searchDocs([doc('d', 'Notes', '# Notes\n\n**Offline first**: run `npm test`. Then [the guide](javascript:alert\\(1\\)), _twice_!\n\n---\n\n1. Well-known step')], '')
+    const [hit] = searchDocs(
+      [doc('d', 'Notes', '# Notes\n\n**Offline first**: run `npm test`. Then [the guide](javascript:alert\\(1\\)), _twice_!\n\n---\n\n1. Well-known step')],
+      '',
+    )
     expect(hit.snippet).toBe('Offline first: run npm test. Then the guide, twice! Well-known step')
   })
 
   it('keeps only the service hits this computer lacks', () => {
-    expect(notInCache([{ id: 'a', title: 'A' }, { id: 'z', title: 'Z' }], docs)).toEqual([{ id: 'z', title: 'Z' }])
+    expect(
+      notInCache(
+        [
+          { id: 'a', title: 'A' },
+          { id: 'z', title: 'Z' },
+        ],
+        docs,
+      ),
+    ).toEqual([{ id: 'z', title: 'Z' }])
   })
 
   it('drops a leading heading that repeats the title, and only that', () => {

@@ -31,7 +31,11 @@ export function searchDocs(docs: readonly CachedDoc[], query: string, ranked?: R
 export function htmlWithoutTitle(html: string, title: string): string {
   const match = /^\s*<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html)
   if (!match) return html
-  const text = match[1].replace(/<[^>]*>/g, '').replace(/&amp;/g, '&').replace(/\s+/g, ' ').trim()
+  const text = match[1]
+    .replace(/<[^>]*>/g, '')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim()
   return text.toLowerCase() === title.trim().toLowerCase() ? html.slice(match[0].length) : html
 }
 
@@ -50,7 +54,10 @@ export function withoutTitle(markdown: string): string {
 export function snippetAround(markdown: string, words: string[]): string {
   const text = markdownExcerpt(withoutTitle(markdown), 100_000)
   const lower = text.toLowerCase()
-  const at = words.map((w) => lower.indexOf(w)).filter((i) => i >= 0).sort((a, b) => a - b)[0]
+  const at = words
+    .map((w) => lower.indexOf(w))
+    .filter((i) => i >= 0)
+    .sort((a, b) => a - b)[0]
   if (at === undefined || at < 60) return text.slice(0, 140) + (text.length > 140 ? '…' : '')
   const start = text.lastIndexOf(' ', at - 40) + 1
   return `…${text.slice(start, start + 140)}${start + 140 < text.length ? '…' : ''}`

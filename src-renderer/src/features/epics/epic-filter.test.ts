@@ -49,7 +49,9 @@ describe('the epics list filters', () => {
   })
 
   it('finds the matches among 10,000 epics', () => {
-    const many = Array.from({ length: 10_000 }, (_, i) => epic(i + 1, { name: `Epic ${i + 1} about ${i % 7 === 0 ? 'search' : 'sync'}`, description: 'x'.repeat(200) }))
+    const many = Array.from({ length: 10_000 }, (_, i) =>
+      epic(i + 1, { name: `Epic ${i + 1} about ${i % 7 === 0 ? 'search' : 'sync'}`, description: 'x'.repeat(200) }),
+    )
     const found = applyFilters(many, { ...none, query: 'search' }, { states })
     expect(found.length).toBe(Math.ceil(10_000 / 7))
   })
@@ -57,7 +59,11 @@ describe('the epics list filters', () => {
 
 // The list's orders are kept per list of epics and walked, not sorted per keystroke: they must give
 // exactly what sorting the matches with the plain comparators gives, ties included (that is this).
-function sortedPlainly(epics: readonly CachedEpic[], f: EpicFilters, context: { states: ReadonlyMap<string, CachedEpicState>; ranked?: ReadonlyMap<string, number> | null; sortChosen?: boolean }): CachedEpic[] {
+function sortedPlainly(
+  epics: readonly CachedEpic[],
+  f: EpicFilters,
+  context: { states: ReadonlyMap<string, CachedEpicState>; ranked?: ReadonlyMap<string, number> | null; sortChosen?: boolean },
+): CachedEpic[] {
   const q = f.query.trim().toLowerCase()
   const words = q.split(/\s+/).filter(Boolean)
   const idQuery = /^#?\d+$/.test(q) ? q.replace('#', '') : null
@@ -123,7 +129,14 @@ describe('the epics list order', () => {
         for (const query of ['', 'offline', 'sync billing', 'bill', '#13', 'zzz'])
           for (const sortChosen of [false, true])
             for (const context of [{ states }, { states, ranked }]) {
-              const f: EpicFilters = { ...none, query, sort: key, dir, archived: pick(['active', 'archived', 'all'] as const), owners: pick([[], ['ada'], ['']]) }
+              const f: EpicFilters = {
+                ...none,
+                query,
+                sort: key,
+                dir,
+                archived: pick(['active', 'archived', 'all'] as const),
+                owners: pick([[], ['ada'], ['']]),
+              }
               const expected = ids(sortedPlainly(many, f, { ...context, sortChosen }))
               expect(ids(applyFilters(many, f, { ...context, sortChosen })), `${key} ${dir} "${query}" ${sortChosen} ${'ranked' in context}`).toEqual(expected)
               // Asked for lazily, the index's matches give the same.
@@ -133,7 +146,16 @@ describe('the epics list order', () => {
 
   it('gives, typing letter by letter (and back), what each query gives alone', () => {
     const typed = (text: string) => Array.from(text, (_, i) => text.slice(0, i + 1))
-    const queries = [...typed('offline sync'), ...typed('offline sync').reverse(), ...typed('bill ing 2'), 'billing 10', ...typed('#13'), ...typed('sea'), ' sea ', 'sea rch']
+    const queries = [
+      ...typed('offline sync'),
+      ...typed('offline sync').reverse(),
+      ...typed('bill ing 2'),
+      'billing 10',
+      ...typed('#13'),
+      ...typed('sea'),
+      ' sea ',
+      'sea rch',
+    ]
     for (const sortChosen of [false, true])
       for (const context of [{ states }, { states, ranked }])
         for (const query of queries) {

@@ -216,7 +216,14 @@ class Sorted {
   #states: ReadonlyMap<string, CachedEpicState> | undefined
 
   constructor(epics: readonly CachedEpic[]) {
-    this.#entries = epics.map((epic) => ({ epic, id: String(epic.id), archived: epic.archived, stateId: String(epic.epic_state_id), name: undefined, text: undefined }))
+    this.#entries = epics.map((epic) => ({
+      epic,
+      id: String(epic.id),
+      archived: epic.archived,
+      stateId: String(epic.epic_state_id),
+      name: undefined,
+      text: undefined,
+    }))
   }
 
   order(sort: SortKey, dir: SortDir, states: ReadonlyMap<string, CachedEpicState>): readonly Entry[] {
@@ -242,7 +249,8 @@ function sortedOf(epics: readonly CachedEpic[]): Sorted {
 /** The epics by one sort key, then by last update, in one direction; a stable sort, so equals keep the list's order. */
 function sortEntries(entries: readonly Entry[], sort: SortKey, dir: SortDir, states: ReadonlyMap<string, CachedEpicState>): Entry[] {
   const sign = dir === 'asc' ? 1 : -1
-  const by = (compare: (a: CachedEpic, b: CachedEpic) => number) => [...entries].sort((a, b) => sign * compare(a.epic, b.epic) || sign * compareText(a.epic.updated_at, b.epic.updated_at))
+  const by = (compare: (a: CachedEpic, b: CachedEpic) => number) =>
+    [...entries].sort((a, b) => sign * compare(a.epic, b.epic) || sign * compareText(a.epic.updated_at, b.epic.updated_at))
   switch (sort) {
     case 'updated':
       return by(() => 0)

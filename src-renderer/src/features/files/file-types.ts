@@ -2,14 +2,54 @@
 import type { IconName } from '../ui/icons.ts'
 
 const BY_EXTENSION: Record<string, IconName> = {
-  png: 'image', jpg: 'image', jpeg: 'image', gif: 'image', webp: 'image', avif: 'image', svg: 'image', bmp: 'image', heic: 'image',
+  png: 'image',
+  jpg: 'image',
+  jpeg: 'image',
+  gif: 'image',
+  webp: 'image',
+  avif: 'image',
+  svg: 'image',
+  bmp: 'image',
+  heic: 'image',
   pdf: 'pdf',
-  zip: 'archiveFile', gz: 'archiveFile', tgz: 'archiveFile', tar: 'archiveFile', '7z': 'archiveFile', rar: 'archiveFile',
-  mp4: 'video', mov: 'video', webm: 'video', mkv: 'video', avi: 'video',
-  mp3: 'audio', wav: 'audio', ogg: 'audio', flac: 'audio', m4a: 'audio',
-  csv: 'sheet', xls: 'sheet', xlsx: 'sheet', ods: 'sheet', numbers: 'sheet',
-  json: 'code', js: 'code', ts: 'code', html: 'code', css: 'code', xml: 'code', yml: 'code', yaml: 'code', sh: 'code', py: 'code',
-  md: 'doc', txt: 'doc', doc: 'doc', docx: 'doc', rtf: 'doc', odt: 'doc', pages: 'doc',
+  zip: 'archiveFile',
+  gz: 'archiveFile',
+  tgz: 'archiveFile',
+  tar: 'archiveFile',
+  '7z': 'archiveFile',
+  rar: 'archiveFile',
+  mp4: 'video',
+  mov: 'video',
+  webm: 'video',
+  mkv: 'video',
+  avi: 'video',
+  mp3: 'audio',
+  wav: 'audio',
+  ogg: 'audio',
+  flac: 'audio',
+  m4a: 'audio',
+  csv: 'sheet',
+  xls: 'sheet',
+  xlsx: 'sheet',
+  ods: 'sheet',
+  numbers: 'sheet',
+  json: 'code',
+  js: 'code',
+  ts: 'code',
+  html: 'code',
+  css: 'code',
+  xml: 'code',
+  yml: 'code',
+  yaml: 'code',
+  sh: 'code',
+  py: 'code',
+  md: 'doc',
+  txt: 'doc',
+  doc: 'doc',
+  docx: 'doc',
+  rtf: 'doc',
+  odt: 'doc',
+  pages: 'doc',
 }
 
 export function extensionOf(name: string): string {
@@ -39,14 +79,23 @@ export function kindLabel(contentType: string | null | undefined, name = ''): st
   const ext = extensionOf(name).toUpperCase()
   const icon = iconOfType(contentType, name)
   switch (icon) {
-    case 'image': return `${ext || 'Image'} image`
-    case 'pdf': return 'PDF document'
-    case 'video': return `${ext || 'Video'} video`
-    case 'audio': return `${ext || 'Audio'} audio`
-    case 'archiveFile': return `${ext || 'Compressed'} archive`
-    case 'sheet': return `${ext || 'Spreadsheet'} spreadsheet`
-    case 'code': return `${ext || 'Code'} file`
-    case 'doc': return `${ext || 'Text'} document`
-    default: return ext ? `${ext} file` : 'File'
+    case 'image':
+      return `${ext || 'Image'} image`
+    case 'pdf':
+      return 'PDF document'
+    case 'video':
+      return `${ext || 'Video'} video`
+    case 'audio':
+      return `${ext || 'Audio'} audio`
+    case 'archiveFile':
+      return `${ext || 'Compressed'} archive`
+    case 'sheet':
+      return `${ext || 'Spreadsheet'} spreadsheet`
+    case 'code':
+      return `${ext || 'Code'} file`
+    case 'doc':
+      return `${ext || 'Text'} document`
+    default:
+      return ext ? `${ext} file` : 'File'
   }
 }

@@ -59,7 +59,12 @@ export function itemsOf(
 ): FileItem[] {
   const q = query.trim().toLowerCase()
   const all = [...(filter === 'links' ? [] : files.map((f) => fileItem(f, sizes?.get(String(f.id))))), ...(filter === 'files' ? [] : links.map(linkItem))]
-  const shown = q ? all.filter((i) => i.name.toLowerCase().includes(q) || (i.description ?? '').toLowerCase().includes(q) || (i.kind === 'link' && i.link.url.toLowerCase().includes(q))) : all
+  const shown = q
+    ? all.filter(
+        (i) =>
+          i.name.toLowerCase().includes(q) || (i.description ?? '').toLowerCase().includes(q) || (i.kind === 'link' && i.link.url.toLowerCase().includes(q)),
+      )
+    : all
   return shown.sort((a, b) => b.createdAt.localeCompare(a.createdAt))
 }
 

@@ -163,5 +163,10 @@ export async function queueFiles(files: File[], workspace: Pick<Workspace, 'acti
 /** Tells the user that `count` files were queued (one: `name`): uploading now, or kept until the window is back online. */
 function noticeQueued(count: number, name: string, online: Workspace['online']): void {
   const what = count === 1 ? `“${name}”` : `${count} files`
-  notices.show(online === false ? `${what} kept on this computer; uploading when you are back online` : `Uploading ${what}`, 'success', undefined, QUEUED_NOTICE)
+  notices.show(
+    online === false ? `${what} kept on this computer; uploading when you are back online` : `Uploading ${what}`,
+    'success',
+    undefined,
+    QUEUED_NOTICE,
+  )
 }

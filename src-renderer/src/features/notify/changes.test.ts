@@ -11,7 +11,14 @@ const epic = (fields: Partial<CachedEpic> = {}): CachedEpic => ({ ...epicDraft()
 
 describe('an epic’s changes, as a notification says them', () => {
   it('names what a person sees change, each on a line', () => {
-    const after = epic({ name: 'Search that understands typos', epic_state_id: 2, deadline: '2026-12-03T12:00:00Z', description: 'New', owner_ids: ['a', 'b'], archived: true })
+    const after = epic({
+      name: 'Search that understands typos',
+      epic_state_id: 2,
+      deadline: '2026-12-03T12:00:00Z',
+      description: 'New',
+      owner_ids: ['a', 'b'],
+      archived: true,
+    })
     expect(epicChanges(epic(), after, names)).toEqual([
       'Renamed from “Search”',
       'State: In Progress → Done',

@@ -40,7 +40,9 @@ describe('the changes a sync notes', () => {
   it('the bootstrap notes nothing, even what changed while it ran; a later sync notes each change once, with the version the cache held', async () => {
     const ids = world.service.ctx.col<any>('epic').ids().map(Number)
     // Changed while the bootstrap walks its pages, after the page that brought it whole (the newest first).
-    const newest = ((await v3(world.service).get('/epics')).body as { id: number; updated_at: string }[]).sort((a, b) => b.updated_at.localeCompare(a.updated_at))[0]
+    const newest = ((await v3(world.service).get('/epics')).body as { id: number; updated_at: string }[]).sort((a, b) =>
+      b.updated_at.localeCompare(a.updated_at),
+    )[0]
     let changed = false
     const changeOnceStored = async () => {
       const held = await db.epics.get(newest.id)
@@ -97,7 +99,17 @@ describe('the changes a sync notes', () => {
   })
 
   it('keeps a description as a digest: a change of it is seen, its text is not kept', () => {
-    const epic = { id: 1, name: 'A', epic_state_id: null, archived: false, deadline: null, planned_start_date: null, owner_ids: [], follower_ids: [], updated_at: '1' }
+    const epic = {
+      id: 1,
+      name: 'A',
+      epic_state_id: null,
+      archived: false,
+      deadline: null,
+      planned_start_date: null,
+      owner_ids: [],
+      follower_ids: [],
+      updated_at: '1',
+    }
     const long = 'x'.repeat(50_000)
     const [a, b] = [noticedEpic({ ...epic, description: long } as never), noticedEpic({ ...epic, description: `${long}y` } as never)]
     expect(a.description.length).toBeLessThan(30)

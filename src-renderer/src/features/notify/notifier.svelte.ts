@@ -150,7 +150,10 @@ export class Notifier {
       const changes = epicChanges(was, is, names)
       if (changes.length === 0) continue
       const notice = { title: `“${is.name}” changed`, body: changes.join('\n'), link: itemLink(this.options.workspace, 'epic', is.id) }
-      this.add(notice, seqs.some((seq) => claimed.has(seq)))
+      this.add(
+        notice,
+        seqs.some((seq) => claimed.has(seq)),
+      )
     }
   }
 

@@ -4,7 +4,15 @@ import { describe, expect, it } from 'vitest'
 import { onListKey, type ListKeys } from './list-keys.ts'
 
 function press(key: string, modifiers: Partial<Pick<KeyboardEvent, 'altKey' | 'ctrlKey' | 'metaKey'>> = {}) {
-  const event = { key, altKey: false, ctrlKey: false, metaKey: false, ...modifiers, defaultPrevented: false, preventDefault: () => (event.defaultPrevented = true) }
+  const event = {
+    key,
+    altKey: false,
+    ctrlKey: false,
+    metaKey: false,
+    ...modifiers,
+    defaultPrevented: false,
+    preventDefault: () => (event.defaultPrevented = true),
+  }
   return event as unknown as KeyboardEvent & { defaultPrevented: boolean }
 }
 

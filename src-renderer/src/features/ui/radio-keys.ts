@@ -11,11 +11,19 @@ export function radioKeys(pick: (index: number) => void): Attachment<HTMLElement
       if (at < 0 || radios.length === 0) return
       const last = radios.length - 1
       const next =
-        event.key === 'ArrowRight' || event.key === 'ArrowDown' ? (at === last ? 0 : at + 1)
-        : event.key === 'ArrowLeft' || event.key === 'ArrowUp' ? (at === 0 ? last : at - 1)
-        : event.key === 'Home' ? 0
-        : event.key === 'End' ? last
-        : -1
+        event.key === 'ArrowRight' || event.key === 'ArrowDown'
+          ? at === last
+            ? 0
+            : at + 1
+          : event.key === 'ArrowLeft' || event.key === 'ArrowUp'
+            ? at === 0
+              ? last
+              : at - 1
+            : event.key === 'Home'
+              ? 0
+              : event.key === 'End'
+                ? last
+                : -1
       if (next < 0) return
       event.preventDefault()
       pick(next)
