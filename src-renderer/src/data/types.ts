@@ -24,7 +24,7 @@ export type EntityKind =
 export type EntityId = number | string
 
 /** An epic as the cache keeps it: its fields are written once, in epic-fields.ts. */
-export interface CachedEpic extends Pick<EpicValues, EpicField> {
+export type CachedEpic = Pick<EpicValues, EpicField> & {
   id: EntityId
   /**
    * Its stories' progress, from the `stats` of a v3 epic (every v3 list and GET carries them). The v4
@@ -40,7 +40,7 @@ export interface CachedEpic extends Pick<EpicValues, EpicField> {
   partial?: true
 }
 
-export interface CachedComment {
+export type CachedComment = {
   id: EntityId
   epic_id: EntityId
   parent_id: EntityId | null
@@ -57,7 +57,7 @@ export interface CachedComment {
   slim?: boolean
 }
 
-export interface CachedHealth {
+export type CachedHealth = {
   id: EntityId
   epic_id: EntityId
   status: 'At Risk' | 'No Health' | 'Off Track' | 'On Track'
@@ -69,7 +69,7 @@ export interface CachedHealth {
   slim?: boolean
 }
 
-export interface CachedDoc {
+export type CachedDoc = {
   id: EntityId
   title: string
   content_markdown: string
@@ -91,7 +91,7 @@ export interface CachedDocEpic {
   epic_id: EntityId
 }
 
-export interface CachedFile {
+export type CachedFile = {
   id: EntityId
   name: string
   description: string | null
@@ -115,7 +115,7 @@ export interface CachedFileContent {
   lastUsedAt: number
 }
 
-export interface CachedLinkedFile {
+export type CachedLinkedFile = {
   id: EntityId
   name: string
   type: 'box' | 'dropbox' | 'google' | 'onedrive' | 'url'
@@ -129,7 +129,7 @@ export interface CachedLinkedFile {
   updated_at: string
 }
 
-export interface CachedCategory {
+export type CachedCategory = {
   id: EntityId
   name: string
   color: string | null
@@ -139,7 +139,7 @@ export interface CachedCategory {
   updated_at: string
 }
 
-export interface CachedObjective {
+export type CachedObjective = {
   id: EntityId
   name: string
   description: string
@@ -235,7 +235,7 @@ export interface CachedCustomField {
   values: { id: string; value: string; color_key: string | null; enabled: boolean; position: number }[]
 }
 
-export interface CachedLabel {
+export type CachedLabel = {
   id: EntityId
   name: string
   color: string | null

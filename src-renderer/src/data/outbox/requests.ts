@@ -265,7 +265,7 @@ const epic: KindRequests = {
     if (Array.isArray(fields.label_ids) && fields.label_ids.length > 0) {
       // Only v3 takes labels on an epic.
       const body = { ...(await epicV3Body(ctx, fields)), external_id: r.externalId }
-      return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Create', { body })) as unknown as Row
+      return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Create', { body }))
     }
     return partialEpicFromV4(await call<EpicV4>(ctx, 'epics.create', { body: epicCreateV4Body(r) }))
   },
@@ -304,8 +304,7 @@ const epic: KindRequests = {
   },
   async update(ctx, r, fields) {
     const id = num(r.entityId)
-    if ('label_ids' in fields)
-      return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Update', { params: { id }, body: await epicV3Body(ctx, fields) })) as unknown as Row
+    if ('label_ids' in fields) return epicFromV3(await call<EpicV3>(ctx, 'epics.v3Update', { params: { id }, body: await epicV3Body(ctx, fields) }))
     return partialEpicFromV4(await call<EpicV4>(ctx, 'epics.update', { params: { id }, body: epicV4Body(fields) }))
   },
   async remove(ctx, r) {
@@ -354,7 +353,7 @@ export async function allEpics(ctx: RequestContext, withDescriptions: boolean): 
   const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { query: withDescriptions ? { includes_description: true } : {}, fields: EPIC_V3_FIELDS })
   return new Map(
     list.map((e) => {
-      const row = epicFromV3(e) as unknown as Row
+      const row: Row = epicFromV3(e)
       if (e.description === undefined) delete row.description
       return [e.id, row]
     }),
@@ -371,12 +370,12 @@ const comment: KindRequests = {
       parentId === null
         ? await call<ThreadedCommentV3>(ctx, 'epicComments.create', { params: { epicId }, body })
         : await call<ThreadedCommentV3>(ctx, 'epicComments.reply', { params: { epicId, commentId: num(parentId) }, body })
-    return commentFromV3(epicId, answer, parentId === null ? null : num(parentId)) as unknown as Row
+    return commentFromV3(epicId, answer, parentId === null ? null : num(parentId))
   },
   async find(ctx, r) {
     const epicId = num(r.params?.epic_id)
     const threads = await call<ThreadedCommentV3[]>(ctx, 'epicComments.list', { params: { epicId } })
-    return (commentsFromV3(epicId, threads).find((c) => c.external_id === r.externalId) as unknown as Row | undefined) ?? null
+    return commentsFromV3(epicId, threads).find((c) => c.external_id === r.externalId) ?? null
   },
   async fetch(ctx, r) {
     const c = await call<ThreadedCommentV3>(ctx, 'epicComments.get', { params: { epicId: num(r.params?.epic_id), commentId: num(r.entityId) } })
@@ -401,7 +400,7 @@ const health: KindRequests = {
     const answer = await call<HealthV3>(ctx, 'epicHealth.create', { params: { epicId }, body: { status: r.payload.status, text: r.payload.text ?? '' } })
     const row = healthFromV3(answer)
     if (!row) throw new LocalFailure('The service answered the new health update without its id.')
-    return row as unknown as Row
+    return row
   },
   async find(ctx, r) {
     const epicId = num(r.params?.epic_id)
@@ -409,7 +408,7 @@ const health: KindRequests = {
     const list = history.map((h) => healthFromV3(h)).filter((h): h is CachedHealth => h !== null)
     const text = r.payload.text ?? ''
     const found = await oldestUnclaimed(ctx, 'health', r, list, (h) => h.status === r.payload.status && h.text === text && h.author_id === me)
-    return (found as unknown as Row | null) ?? null
+    return found ?? null
   },
 }
 
@@ -494,12 +493,12 @@ const file: KindRequests = {
   batch: { max: FILES_PER_UPLOAD, fits: (r) => r.staged !== undefined, maxBytes: UPLOAD_BYTES, bytes: (r) => r.staged?.size ?? 0 },
   async create(ctx, r) {
     const answer = await ctx.transport.upload<UploadedFileV3[]>([uploadOf(r)], { lane: LANE })
-    return fileFromV3(answer[0]) as unknown as Row
+    return fileFromV3(answer[0])
   },
   /** Several files in one upload; the service answers them in the order sent. */
   async createMany(ctx, records) {
     const answer = await ctx.transport.upload<UploadedFileV3[]>(records.map(uploadOf), { lane: LANE })
-    return new Map(records.flatMap((r, i) => (answer[i] ? [[r.seq!, fileFromV3(answer[i]) as unknown as Row] as const] : [])))
+    return new Map(records.flatMap((r, i) => (answer[i] ? [[r.seq!, fileFromV3(answer[i])] as const] : [])))
   },
   async find(ctx, r) {
     return (await file.findMany!(ctx, [r])).get(r.seq!) ?? null
@@ -513,17 +512,17 @@ const file: KindRequests = {
       const match = await oldestUnclaimed(ctx, 'file', r, list, sameUpload(r, me), taken)
       if (!match) continue
       taken.add(String(match.id))
-      found.set(r.seq!, fileFromV3(match) as unknown as Row)
+      found.set(r.seq!, fileFromV3(match))
     }
     return found
   },
   async fetch(ctx, r) {
-    return fileFromV3(await call<UploadedFileV3>(ctx, 'files.get', { params: { id: num(r.entityId) } })) as unknown as Row
+    return fileFromV3(await call<UploadedFileV3>(ctx, 'files.get', { params: { id: num(r.entityId) } }))
   },
   async update(ctx, r, fields) {
     const body = pick(fields, ['name', 'description'])
     if (body.description === null) body.description = ''
-    return fileFromV3(await call<UploadedFileV3>(ctx, 'files.update', { params: { id: num(r.entityId) }, body })) as unknown as Row
+    return fileFromV3(await call<UploadedFileV3>(ctx, 'files.update', { params: { id: num(r.entityId) }, body }))
   },
   kept: (field, value) => (field === 'description' && value === null ? '' : value),
   async remove(ctx, r) {
@@ -542,22 +541,22 @@ const linkedFile: KindRequests = {
   createFields: LINKED_FILE_FIELDS,
   async create(ctx, r) {
     const body = withoutNulls(pick(r.payload, LINKED_FILE_FIELDS))
-    return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.create', { body })) as unknown as Row
+    return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.create', { body }))
   },
   async find(ctx, r) {
     const [list, me] = await Promise.all([call<LinkedFileV3[]>(ctx, 'linkedFiles.list'), ctx.me()])
     const p = r.payload
     const found = await oldestUnclaimed(ctx, 'linkedFile', r, list, (f) => f.name === p.name && f.url === p.url && f.type === p.type && f.uploader_id === me)
-    return found ? (linkedFileFromV3(found) as unknown as Row) : null
+    return found ? linkedFileFromV3(found) : null
   },
   async fetch(ctx, r) {
-    return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.get', { params: { id: num(r.entityId) } })) as unknown as Row
+    return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.get', { params: { id: num(r.entityId) } }))
   },
   async update(ctx, r, fields) {
     const body = pick(fields, LINKED_FILE_UPDATES)
     // The description is cleared with "", which the service keeps.
     if (body.description === null) body.description = ''
-    return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.update', { params: { id: num(r.entityId) }, body })) as unknown as Row
+    return linkedFileFromV3(await call<LinkedFileV3>(ctx, 'linkedFiles.update', { params: { id: num(r.entityId) }, body }))
   },
   kept: (field, value) => (field === 'description' && value === null ? '' : value),
   async remove(ctx, r) {
@@ -569,7 +568,7 @@ const category: KindRequests = {
   createFields: ['name', 'color'],
   async create(ctx, r) {
     const body = { ...withoutNulls(pick(r.payload, ['name', 'color'])), external_id: r.externalId }
-    return categoryFromV4(await call<CategoryV4>(ctx, 'categories.create', { body })) as unknown as Row
+    return categoryFromV4(await call<CategoryV4>(ctx, 'categories.create', { body }))
   },
   /** Like an epic's: the most recently updated categories, back to just before the create first left. */
   async find(ctx, r) {
@@ -581,14 +580,14 @@ const category: KindRequests = {
       (page) => !page.some(ours) && page.length > 0 && Date.parse(page[page.length - 1].updated_at) >= firstSent([r]),
     )
     const found = items.find(ours)
-    return found ? (categoryFromV4(found) as unknown as Row) : null
+    return found ? categoryFromV4(found) : null
   },
   async fetch(ctx, r) {
-    return categoryFromV4(await call<CategoryV4>(ctx, 'categories.get', { params: { id: num(r.entityId) } })) as unknown as Row
+    return categoryFromV4(await call<CategoryV4>(ctx, 'categories.get', { params: { id: num(r.entityId) } }))
   },
   async update(ctx, r, fields) {
     const body = pick(fields, ['name', 'color', 'archived'])
-    return categoryFromV4(await call<CategoryV4>(ctx, 'categories.update', { params: { id: num(r.entityId) }, body })) as unknown as Row
+    return categoryFromV4(await call<CategoryV4>(ctx, 'categories.update', { params: { id: num(r.entityId) }, body }))
   },
   async remove(ctx, r) {
     await call(ctx, 'categories.delete', { params: { id: num(r.entityId) } })
@@ -608,20 +607,20 @@ const objective: KindRequests = {
   createFields: ['name', 'description', 'state', 'category_ids'],
   async create(ctx, r) {
     const body = await objectiveBody(ctx, pick(r.payload, ['name', 'description', 'state', 'category_ids']))
-    return objectiveFromV3(await call<ObjectiveV3>(ctx, 'objectives.create', { body })) as unknown as Row
+    return objectiveFromV3(await call<ObjectiveV3>(ctx, 'objectives.create', { body }))
   },
   async find(ctx, r) {
     const list = await call<ObjectiveV3[]>(ctx, 'objectives.list')
     const description = r.payload.description ?? ''
     const found = await oldestUnclaimed(ctx, 'objective', r, list, (o) => o.name === r.payload.name && o.description === description)
-    return found ? (objectiveFromV3(found) as unknown as Row) : null
+    return found ? objectiveFromV3(found) : null
   },
   async fetch(ctx, r) {
-    return objectiveFromV3(await call<ObjectiveV3>(ctx, 'objectives.get', { params: { id: num(r.entityId) } })) as unknown as Row
+    return objectiveFromV3(await call<ObjectiveV3>(ctx, 'objectives.get', { params: { id: num(r.entityId) } }))
   },
   async update(ctx, r, fields) {
     const body = await objectiveBody(ctx, fields)
-    return objectiveFromV3(await call<ObjectiveV3>(ctx, 'objectives.update', { params: { id: num(r.entityId) }, body })) as unknown as Row
+    return objectiveFromV3(await call<ObjectiveV3>(ctx, 'objectives.update', { params: { id: num(r.entityId) }, body }))
   },
   async remove(ctx, r) {
     await call(ctx, 'objectives.delete', { params: { id: num(r.entityId) } })
@@ -633,14 +632,14 @@ const label: KindRequests = {
   createFields: ['name', 'color'],
   async create(ctx, r) {
     const body = { ...withoutNulls(pick(r.payload, ['name', 'color'])), ...(r.externalId && { external_id: r.externalId }) }
-    return labelFromV3(await call<LabelV3>(ctx, 'labels.create', { body })) as unknown as Row
+    return labelFromV3(await call<LabelV3>(ctx, 'labels.create', { body }))
   },
   async find(ctx, r) {
     // By our external_id: a label someone else made with that name is not ours, however recent. The create is
     // sent again, and the service says the name is taken (the user picks another).
     const list = await call<LabelV3[]>(ctx, 'labels.list')
     const found = list.find((l) => l.external_id !== null && l.external_id === r.externalId)
-    return found ? (labelFromV3(found) as unknown as Row) : null
+    return found ? labelFromV3(found) : null
   },
 }
 

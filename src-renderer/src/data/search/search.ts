@@ -355,7 +355,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
         for (const row of rows) {
           const key = documentKey(kind, row.id)
           if (serverStamps.has(key) || disposed) continue
-          apply(entityState(kind, row.id, row as unknown as Record<string, unknown>, overlays.get(String(row.id))))
+          apply(entityState(kind, row.id, row, overlays.get(String(row.id))))
           handedKeys.add(key)
           added++
           if (handSlicer.spent) await handSlicer.pause()
