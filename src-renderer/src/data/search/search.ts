@@ -27,6 +27,9 @@ import { Slicer } from './slices.ts'
 import { yieldToEventLoop } from '../../lib/yield.ts'
 import { onHandedRows, type HandedKind, type HandedListener, type HandedRows } from '../handed-rows.ts'
 import { isBodyTerm, isStopWord, normaliseTerm, snippet, terms, tokenize } from './text.ts'
+import { ARCHIVED_FACTOR, keepBest, startsTitleWords, titleTier, titleWords, type Ranked } from './ranking.ts'
+import { Lru } from './lru.ts'
+import { mergeRuns, weighingOf, weighRun, type TitleOrder, type Weighing } from './title-order.ts'
 
 export type { SearchKind } from './documents.ts'
 
@@ -103,7 +106,6 @@ export interface SearchOptions {
  */
 const BODY_PREFIX_FROM = 4
 const TITLE_BOOST = 4
-const ARCHIVED_FACTOR = 0.5
 /** Rows read per IndexedDB request while building; docs are ~10 KB each (markdown + HTML). */
 const BUILD_PAGE: Record<SearchKind, number> = { epic: 500, doc: 50, file: 500, linkedFile: 500, comment: 500 }
 /**
@@ -227,18 +229,15 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   /** updatedAt of every overlay row read, by key. */
   const overlayStamps = new Map<string, number>()
   /** What recent query words matched, most recently used last (see matchesOf); emptied when the index changes. */
-  const wordMatches = new Map<string, Map<string, WordMatch>>()
-  /** The documents counted over wordMatches' maps. */
-  let keptMatches = 0
+  const wordMatches = new Lru<string, Map<string, WordMatch>>(KEPT_MATCHES, (matches) => matches.size)
   /** Titles in the order a query of letters ranks them (see titleOrder); dropped when the index changes. */
   let shortest: TitleOrder | null = null
   /** Recent answers by what was asked (the query's words and the options), most recently used last; emptied when the index changes. */
-  const answers = new Map<string, readonly SearchResult[]>()
+  const answers = new Lru<string, readonly SearchResult[]>(KEPT_ANSWERS)
   /** The wait before asking for idle time (prepareWhenIdle). */
   let preparing: ReturnType<typeof setTimeout> | undefined
   /** The titles weighed so far in idle time, and the documents left to weigh; dropped when the index changes. */
   let weighing: Weighing | null = null
-  const weighingAll = (): Weighing => ({ runs: [], exact: new Map(), rest: documents.entries() })
 
   /**
    * Orders the titles for queries of letters while the window is idle, `afterMs`
@@ -258,7 +257,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
    */
   function weighInIdle(deadline: IdleDeadline): void {
     if (disposed || building || working !== null || shortest) return
-    weighing ??= weighingAll()
+    weighing ??= weighingOf(documents)
     for (let slices = 0; slices < IDLE_SLICES && (slices === 0 || deadline.timeRemaining() > IDLE_SLICE_MS); slices++) {
       if (!weighRun(weighing, WEIGH_SLICE)) {
         titleOrder()
@@ -274,7 +273,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
    */
   function titleOrder(): TitleOrder {
     if (shortest) return shortest
-    const titles = weighing ?? weighingAll()
+    const titles = weighing ?? weighingOf(documents)
     weighRun(titles)
     weighing = null
     return (shortest = { order: mergeRuns(titles.runs), exact: titles.exact })
@@ -289,7 +288,6 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   /** Drops what was worked out from the index: it changed. */
   function forget(): void {
     wordMatches.clear()
-    keptMatches = 0
     dropTitleOrder()
     answers.clear()
   }
@@ -594,11 +592,8 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     const words = terms(text)
     if (words.length === 0 || limit <= 0 || disposed) return []
     const asked = `${limit} ${snippets} ${kinds?.join(',') ?? '*'} ${words.join(' ')}`
-    let answer = answers.get(asked)
-    if (answer) answers.delete(asked)
-    else answer = answerOf(words, kinds, limit, snippets)
+    const answer = answers.get(asked) ?? answerOf(words, kinds, limit, snippets)
     answers.set(asked, answer)
-    if (answers.size > KEPT_ANSWERS) answers.delete(answers.keys().next().value!)
     return answer
   }
 
@@ -673,12 +668,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
    */
   function matchesOf(word: string): Map<string, WordMatch> {
     const kept = wordMatches.get(word)
-    if (kept) {
-      // Most recently used last: the first is the one to drop.
-      wordMatches.delete(word)
-      wordMatches.set(word, kept)
-      return kept
-    }
+    if (kept) return kept
     const found = new Map<string, WordMatch>()
     const hits = index.search({
       combineWith: 'OR',
@@ -688,14 +678,8 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       ],
     })
     for (const hit of hits) found.set(hit.id as string, { score: hit.score, terms: hit.terms })
-    wordMatches.set(word, found)
-    keptMatches += found.size
     // The least recently used go first; the word just asked for stays, however many it matched.
-    for (const [oldest, matches] of wordMatches) {
-      if (keptMatches <= KEPT_MATCHES || oldest === word) break
-      wordMatches.delete(oldest)
-      keptMatches -= matches.size
-    }
+    wordMatches.set(word, found)
     return found
   }
 
@@ -739,110 +723,4 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       forget()
     },
   }
-}
-
-/** What a query of letters only gives a title before the tiers: the shorter, the more. */
-function lettersRelevance(document: SearchDocument): number {
-  return 8 / (8 + document.titleTerms.length)
-}
-
-/** A title as a query of letters weighs it: its relevance, and the most it can be (archived ones count less). */
-interface TitleWeight {
-  key: string
-  document: SearchDocument
-  relevance: number
-  most: number
-}
-
-/** Every title, best ranked by a query of letters first (as the index holds them among equals), and the titles by their words. */
-interface TitleOrder {
-  order: TitleWeight[]
-  exact: Map<string, TitleWeight[]>
-}
-
-/** Titles being weighed: runs each in order, the titles by their words so far, and the documents left. */
-interface Weighing {
-  runs: TitleWeight[][]
-  exact: Map<string, TitleWeight[]>
-  rest: Iterator<[string, SearchDocument]>
-}
-
-/**
- * Weighs the next `count` documents' titles (all that are left, without it) into a run of their own,
- * sorted; false when fewer were left, so none are now.
- */
-function weighRun(weighing: Weighing, count = Infinity): boolean {
-  const run: TitleWeight[] = []
-  while (run.length < count) {
-    const next = weighing.rest.next()
-    if (next.done) break
-    const [key, document] = next.value
-    const relevance = lettersRelevance(document)
-    const weight = { key, document, relevance, most: relevance * (document.archived ? ARCHIVED_FACTOR : 1) }
-    run.push(weight)
-    const same = weighing.exact.get(document.titleTerms)
-    if (same) same.push(weight)
-    else weighing.exact.set(document.titleTerms, [weight])
-  }
-  // A stable sort: equals keep the index's order, the order the full walk met them in.
-  if (run.length > 0) weighing.runs.push(run.sort(byMost))
-  return run.length === count
-}
-
-const byMost = (a: TitleWeight, b: TitleWeight) => b.most - a.most
-
-/**
- * Sorted runs merged into one order; among equals the earlier run's first, so the order is that of a
- * stable sort of the runs one after another.
- */
-function mergeRuns(runs: readonly TitleWeight[][]): TitleWeight[] {
-  if (runs.length <= 1) return runs[0] ?? []
-  const at = runs.map(() => 0)
-  const order: TitleWeight[] = []
-  for (;;) {
-    let best = -1
-    for (let r = 0; r < runs.length; r++) {
-      if (at[r] < runs[r].length && (best < 0 || runs[r][at[r]].most > runs[best][at[best]].most)) best = r
-    }
-    if (best < 0) return order
-    order.push(runs[best][at[best]++])
-  }
-}
-
-interface Ranked {
-  rank: number
-  key: string
-  document: SearchDocument
-}
-
-/** Inserts a document into `best` (sorted by rank, highest first) if it is among the best `limit`. */
-function keepBest(best: Ranked[], limit: number, rank: number, key: string, document: SearchDocument): void {
-  if (best.length === limit && rank <= best[limit - 1].rank) return
-  let at = best.length
-  while (at > 0 && best[at - 1].rank < rank) at--
-  best.splice(at, 0, { rank, key, document })
-  if (best.length > limit) best.pop()
-}
-
-/** Query words as what starts a title word: the word itself (the title's first) or after a space (any other). */
-interface TitleWords {
-  words: readonly string[]
-  spaced: readonly string[]
-}
-
-function titleWords(words: readonly string[]): TitleWords {
-  return { words, spaced: words.map((word) => ' ' + word) }
-}
-
-/** True if each word starts some word of the title (its terms, space-separated). */
-function startsTitleWords(titleTerms: string, { words, spaced }: TitleWords): boolean {
-  for (let i = 0; i < words.length; i++) if (!titleTerms.startsWith(words[i]) && !titleTerms.includes(spaced[i])) return false
-  return true
-}
-
-/** 3: the title is the query; 2: it starts with it; 1: every query word starts a title word; 0: none of these. */
-function titleTier(titleTerms: string, phrase: string, words: TitleWords): number {
-  if (titleTerms === phrase) return 3
-  if (titleTerms.startsWith(phrase)) return 2
-  return startsTitleWords(titleTerms, words) ? 1 : 0
 }
