@@ -17,7 +17,7 @@
 // lost wakeup or a stuck pass makes long.
 import type { OutpostDb } from '../../src-renderer/src/data/db.ts'
 import { outboxRecords } from '../../src-renderer/src/data/outbox/index.ts'
-import { readyRecords } from '../../src-renderer/src/data/outbox/replay.ts'
+import { readyRecords } from '../../src-renderer/src/data/outbox/readiness.ts'
 
 const POLL_MS = 25
 

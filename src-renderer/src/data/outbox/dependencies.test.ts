@@ -7,7 +7,7 @@ import type { OperationName, OperationRequest } from '../../../../src-shared/api
 import type { Transport } from '../transport.ts'
 import type { CachedEpic } from '../types.ts'
 import { outboxRecords } from './records.ts'
-import { readyRecords } from './replay.ts'
+import { readyRecords } from './readiness.ts'
 import { actionsFor, gated, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit

@@ -7,7 +7,7 @@ import { WriteRefused } from '../actions.ts'
 import { mergedEpic, mergedLabels } from '../overlay.ts'
 import type { CachedEpic } from '../types.ts'
 import { discardRecord, outboxRecords, outboxStatus, retryRecord } from './records.ts'
-import { readyRecords } from './replay.ts'
+import { readyRecords } from './readiness.ts'
 import { actionsFor, counting, offline, replayFast, replayUntilDone, startFilledKit, type Kit } from '../../../../testing/outbox-kit.ts'
 
 let kit: Kit

@@ -37,7 +37,7 @@ import { readCheckpoint } from '../sync/checkpoints.ts'
 import { DEFAULT_SYNC_OPTIONS } from '../sync/context.ts'
 import { failureOf, isNotFound, type Transport } from '../transport.ts'
 import { isStorageFull } from '../storage-full.ts'
-import type { EntityId, FieldConflict, OutboxError, OutboxRecord } from '../types.ts'
+import type { EntityId, OutboxError, OutboxRecord } from '../types.ts'
 import { rememberServerId } from './ids.ts'
 import {
   confirmInside,
@@ -52,6 +52,8 @@ import {
 import { isLocalId, localIdsIn, overLimit, replaceId, rowId, sameValue, tableKey, tableOf, type WritableKind } from './kinds.ts'
 import { recordsOf } from './queue.ts'
 import { setPause, type OutboxPause } from './records.ts'
+import { planOf, UNCHANGED, type Plan } from './conflict-plan.ts'
+import { batchOf, readyRecords } from './readiness.ts'
 import {
   allEpics,
   bulkUpdateEpics,
@@ -128,17 +130,6 @@ class Aborted extends Error {}
 
 type Phase = 'look' | 'send'
 
-interface Plan {
-  r: OutboxRecord
-  send: Row
-  conflicts: Record<string, FieldConflict>
-  /** The entity as the service has it, when fetched. */
-  theirs?: Row
-  gone?: boolean
-}
-
-const UNCHANGED = Symbol('unchanged since base')
-
 class Replayer {
   private readonly db: OutpostDb
   private readonly transport: Transport
@@ -194,7 +185,7 @@ class Replayer {
         } catch (error) {
           // The journal could not be told (its answers are kept for the next pass, in flight): the others go on.
           if (!(error instanceof JournalUnavailable)) throw error
-          await this.transient(work, false)
+          this.retryLater(work)
         }
         if (this.result.stopped) break
       }
@@ -290,34 +281,24 @@ class Replayer {
     sending = [...sending, ...(await this.markInFlight(records.filter((r) => r.state !== 'in-flight')))].sort((a, b) => a.seq! - b.seq!)
     if (sending.length === 0) return
 
-    if (sending.length > 1 && requests.createMany) {
-      try {
-        const rows = await requests.createMany(this.ctx, sending)
-        this.checkAbort()
-        await this.confirmCreates(sending.flatMap((r) => (rows.has(r.seq!) ? [[r, rows.get(r.seq!)!] as const] : [])))
-        // Not in the answer (the service always lists them all): left in flight, to be looked up before it goes again.
-        const unanswered = sending.filter((r) => !rows.has(r.seq!))
-        if (unanswered.length > 0) await this.transient(unanswered, false)
-        return
-      } catch (error) {
-        if (error instanceof Aborted) throw error
-        if (!isRefusal(error) && !isMissingFile(error)) {
-          await this.fail(sending, error, 'send')
-          return
-        }
-        // All or nothing: one bad item (or one staged file gone) refused them all. One by one, only that one fails.
-      }
-    }
-    for (const r of sending) {
-      try {
+    const createMany = requests.createMany
+    await this.bulkThenEach(sending, (items) => items, {
+      many:
+        createMany &&
+        (async (left) => {
+          const rows = await createMany(this.ctx, left)
+          this.checkAbort()
+          await this.confirmCreates(left.flatMap((r) => (rows.has(r.seq!) ? [[r, rows.get(r.seq!)!] as const] : [])))
+          // Not in the answer (the service always lists them all): left in flight, to be looked up before it goes again.
+          const unanswered = left.filter((r) => !rows.has(r.seq!))
+          if (unanswered.length > 0) this.retryLater(unanswered)
+        }),
+      one: async (r) => {
         const row = await requests.create!(this.ctx, r)
         this.checkAbort()
         await this.confirmCreates([[r, row]])
-      } catch (error) {
-        await this.fail([r], error, 'send')
-        if (this.result.stopped) return
-      }
-    }
+      },
+    })
   }
 
   /** The entities these creates made, those the service has (by record seq). */
@@ -461,42 +442,67 @@ class Replayer {
     await this.settleUpdates(nothingToSend.map((p) => [p, p.theirs] as const))
     if (toSend.length === 0) return
 
-    let left = toSend
-    while (left.length > 1) {
-      try {
+    await this.bulkThenEach(toSend, (plans) => plans.map((p) => p.r), {
+      many: async (left) => {
         const rows = await bulkUpdateEpics(
           this.ctx,
           left.map((p) => ({ id: Number(p.r.entityId), fields: p.send })),
         )
         this.checkAbort()
         await this.settleUpdates(left.map((p) => [p, rows.get(Number(p.r.entityId))] as const))
-        return
-      } catch (error) {
-        if (error instanceof Aborted) throw error
-        if (!isRefusal(error)) {
-          await this.fail(
-            left.map((p) => p.r),
-            error,
-            'send',
-          )
-          return
-        }
-        // All or nothing: one bad item refused them all. Epics the service says it has not (deleted since the
-        // cache last heard) were deleted elsewhere, and the rest go again together; else item by item, so that
-        // only the bad one fails.
+      },
+      // Epics the service says it has not (deleted since the cache last heard) were deleted elsewhere, and the
+      // rest go again together.
+      regroup: async (error, left) => {
         const gone = missingBulkItems(error, left.length)
-        if (gone.size === 0) break
+        if (gone.size === 0) return null
         for (const i of gone) await this.markDeletedElsewhere(left[i].r)
-        left = left.filter((_, i) => !gone.has(i))
-      }
-    }
-    for (const p of left) {
-      try {
+        return left.filter((_, i) => !gone.has(i))
+      },
+      one: async (p) => {
         const row = await REQUESTS[p.r.kind as WritableKind].update!(this.ctx, p.r, p.send)
         this.checkAbort()
         await this.settleUpdates([[p, row]])
+      },
+    })
+  }
+
+  /**
+   * Sends `items` together (`many`, when there are two or more and the kind can), or, when the service refuses
+   * the request as a whole (all or nothing: one bad item, or one staged file gone, refuses them all), each alone
+   * (`one`), so that only the bad one fails; `regroup` may first take some out and have the rest go together
+   * again. Any other failure fails them all.
+   */
+  private async bulkThenEach<T>(
+    items: T[],
+    recordsOf: (items: T[]) => OutboxRecord[],
+    send: {
+      many?: (items: T[]) => Promise<void>
+      regroup?: (error: unknown, items: T[]) => Promise<T[] | null>
+      one: (item: T) => Promise<void>
+    },
+  ): Promise<void> {
+    let left = items
+    while (send.many && left.length > 1) {
+      try {
+        await send.many(left)
+        return
       } catch (error) {
-        await this.fail([p.r], error, 'send')
+        if (error instanceof Aborted) throw error
+        if (!isRefusal(error) && !isMissingFile(error)) {
+          await this.fail(recordsOf(left), error, 'send')
+          return
+        }
+        const rest = send.regroup ? await send.regroup(error, left) : null
+        if (rest === null) break
+        left = rest
+      }
+    }
+    for (const item of left) {
+      try {
+        await send.one(item)
+      } catch (error) {
+        await this.fail(recordsOf([item]), error, 'send')
         if (this.result.stopped) return
       }
     }
@@ -857,7 +863,7 @@ class Replayer {
     // record stays as it is stored, in flight if it was sent, to be reconciled once there is room (never resent blind).
     if (isStorageFull(error)) throw error
     // The answer came, but the journal could not be told: nothing was written, and what went is reconciled next time.
-    if (error instanceof JournalUnavailable) return this.transient(records, false)
+    if (error instanceof JournalUnavailable) return this.retryLater(records)
     if (error instanceof LocalFailure) {
       await this.markFailed(records, { message: error.message, ...(error.errors && { errors: error.errors }) })
       return
@@ -880,17 +886,18 @@ class Replayer {
       case 'bad-url':
         return this.pause(records, 'insecure', f.message)
       case 'http':
-        if (f.status === 429 || f.status === undefined || f.status >= 500) return this.transient(records, f.status === 429)
+        if (f.status === 429) return this.retryUnsent(records)
+        if (f.status === undefined || f.status >= 500) return this.retryLater(records)
         return this.refused(records, f)
       case 'network':
         // Never left, as the gateway says of a create's POST: nothing to look for next time. An idempotent create (a
         // link's PUT) is said so whether it left or not: it stays in flight and goes again as it is, and an unlink
         // made meanwhile goes after it rather than cancelling it here while the service may have it.
         if (phase === 'send') await this.markUnsent(records.filter((r) => !(r.op === 'create' && REQUESTS[r.kind as WritableKind].idempotentCreate)))
-        return this.transient(records, false)
+        return this.retryLater(records)
       default:
         // timeout, outcome-unknown: it may have been applied; it stays in flight and is reconciled before it goes again.
-        return this.transient(records, false)
+        return this.retryLater(records)
     }
   }
 
@@ -920,12 +927,20 @@ class Replayer {
     this.result.pause = pause
   }
 
-  /** Network errors, timeouts, 5xx, 429: the record waits (others may go meanwhile) and is tried again after a pause. */
-  private async transient(records: OutboxRecord[], unsent: boolean): Promise<void> {
-    if (unsent) await this.markUnsent(records)
+  /**
+   * Network errors, timeouts, 5xx: the records wait as they are (in flight if they were sent: they may have been
+   * applied, and are reconciled before they go again; others may go meanwhile), tried again after a pause.
+   */
+  private retryLater(records: OutboxRecord[]): void {
     for (const r of records) this.troubled.add(r.seq!)
     this.failuresInARow++
     if (this.failuresInARow >= this.backoff.attempts) this.result.stopped = 'offline'
+  }
+
+  /** A 429: the service did not handle the records; they go back to pending and are tried again after a pause. */
+  private async retryUnsent(records: OutboxRecord[]): Promise<void> {
+    await this.markUnsent(records)
+    this.retryLater(records)
   }
 
   /** Exponential, with "equal jitter": between half and all of base * 2^(failures - 1), capped. */
@@ -976,137 +991,9 @@ class Replayer {
 
 // ---- pure helpers ----
 
-function bulkable(r: OutboxRecord): boolean {
-  return r.kind === 'epic' && r.op === 'update' && !('label_ids' in r.payload)
-}
-
-interface Batch {
-  max: number
-  fits(r: OutboxRecord): boolean
-  maxBytes: number
-  bytes(r: OutboxRecord): number
-}
-
-/** Which records may go in one request with `first`: epic updates (bulk PATCH), and creates of a kind that has a batch form. */
-function batchOf(first: OutboxRecord, bulkSize: number): Batch | null {
-  const none = () => 0
-  if (first.op === 'update') return bulkable(first) ? { max: bulkSize, fits: bulkable, maxBytes: Number.POSITIVE_INFINITY, bytes: none } : null
-  const batch = first.op === 'create' ? REQUESTS[first.kind as WritableKind]?.batch : undefined
-  if (!batch || !batch.fits(first)) return null
-  return {
-    max: first.kind === 'epic' ? Math.min(batch.max, bulkSize) : batch.max,
-    fits: (r) => r.kind === first.kind && r.op === 'create' && batch.fits(r),
-    maxBytes: batch.maxBytes ?? Number.POSITIVE_INFINITY,
-    bytes: batch.bytes ?? none,
-  }
-}
-
 /** A staged file that is gone: found before anything was sent. */
 function isMissingFile(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'ENOENT'
-}
-
-function entityKey(kind: string, id: unknown): string {
-  return `${kind}:${String(id)}`
-}
-
-/** The entities a record lives under: a comment's epic (and parent), a link's doc and epic. */
-function parentKeys(r: OutboxRecord): string[] {
-  const p = r.params ?? {}
-  const keys: string[] = []
-  if (p.epic_id !== undefined && p.epic_id !== null) keys.push(entityKey('epic', p.epic_id))
-  if (p.doc_id !== undefined && p.doc_id !== null) keys.push(entityKey('doc', p.doc_id))
-  if (p.parent_id !== undefined && p.parent_id !== null) keys.push(entityKey('comment', p.parent_id))
-  return keys
-}
-
-/**
- * The records that may go now: the first of their entity still queued, not
- * waiting for a create of something they name (a local id), not a delete of
- * something earlier records still live under, not under something being
- * created or deleted, not naming by name something whose rename may not be
- * in the cache yet (an earlier one, or one in flight); and pending or in flight (failed and conflict
- * records wait for the user, and so does what comes after them).
- */
-export function readyRecords(all: OutboxRecord[]): OutboxRecord[] {
-  // A record that is not what Outpost wrote (corrupt, or another program's) never goes: run() reports it.
-  const sorted = all.filter((r) => recordProblem(r) === null).sort((a, b) => a.seq! - b.seq!)
-  const earlier = new Set<string>()
-  const parentsOfEarlier = new Set<string>()
-  const createdOrDeleted = new Set<string>()
-  const renaming = new Set<string>()
-  // A rename in flight may be on the service already, its answer unheard, whichever record came first.
-  const renamingNow = new Set(sorted.filter((r) => r.state === 'in-flight' && 'name' in r.payload).map((r) => entityKey(r.kind, r.entityId)))
-  const out: OutboxRecord[] = []
-  for (const r of sorted) {
-    const key = entityKey(r.kind, r.entityId)
-    const parents = parentKeys(r)
-    const own = r.op === 'create' ? [r.entityId] : []
-    const waitsForCreate = localIdsIn([r.entityId, r.params, r.payload]).some((id) => !own.includes(id))
-    const byName = NAMED_BY_NAME[r.kind]
-    const named = byName && Array.isArray(r.payload[byName.field]) ? (r.payload[byName.field] as EntityId[]) : []
-    const waits =
-      earlier.has(key) ||
-      (r.op === 'delete' && parentsOfEarlier.has(key)) ||
-      parents.some((k) => createdOrDeleted.has(k)) ||
-      waitsForCreate ||
-      named.some((id) => renaming.has(entityKey(byName!.kind, id)) || renamingNow.has(entityKey(byName!.kind, id)))
-    if (!waits && (r.state === 'pending' || r.state === 'in-flight')) out.push(r)
-    earlier.add(key)
-    for (const k of parents) parentsOfEarlier.add(k)
-    if (r.op !== 'update') createdOrDeleted.add(key)
-    if ('name' in r.payload && (r.state === 'pending' || r.state === 'in-flight')) renaming.add(key)
-  }
-  return out
-}
-
-/**
- * Lists a write sends by name, not id: an objective's categories go as `{name}`, and the service takes
- * the category of that name, or makes one. A rename of one of them that may have reached the service
- * before the cache heard of it (in flight, whether queued before or after the write), or that was queued
- * before the write, goes first: sent with the name the cache has, the list would make the service create
- * a category with the old name.
- */
-const NAMED_BY_NAME: Partial<Record<string, { field: string; kind: WritableKind }>> = {
-  objective: { field: 'category_ids', kind: 'category' },
-}
-
-function planOf(r: OutboxRecord, theirs: Row | typeof UNCHANGED | null): Plan {
-  if (theirs === null) return { r, send: {}, conflicts: {}, gone: true }
-  const kept = REQUESTS[r.kind as WritableKind]?.kept ?? ((_field: string, value: unknown) => value)
-  const send: Row = {}
-  const conflicts: Record<string, FieldConflict> = {}
-  // The service still has the version the write was made over: nothing changed there since, whatever the
-  // cache showed of it then (a bootstrap stores epics from the v3 list before their descriptions come).
-  const sameVersion = theirs !== UNCHANGED && r.baseUpdatedAt !== undefined && sameValue(theirs.updated_at, r.baseUpdatedAt)
-  for (const [field, mine] of Object.entries(r.payload)) {
-    if (theirs === UNCHANGED) {
-      send[field] = mine
-      continue
-    }
-    const now = theirs[field]
-    // Already so: mine was applied (an answer lost), or the same change was made elsewhere.
-    if (sameValue(now, mine) || sameValue(now, kept(field, mine)) || sameMarkdown(field, now, mine)) continue
-    const base = field in r.base ? r.base[field] : now
-    // The service's own form of the base is the base (a restored write keeps the base it was made over, in my form).
-    if (sameVersion || sameValue(now, base) || sameMarkdown(field, now, base)) send[field] = mine
-    else conflicts[field] = { base, mine, theirs: now }
-  }
-  return { r, send, conflicts, ...(theirs !== UNCHANGED && { theirs }) }
-}
-
-/**
- * A doc's markdown as the service gives it back is its own rendering of what was sent (it keeps docs as
- * HTML: `<b>x</b>` comes back as `**x**`, `a\b` as `a\\b`). Mine is applied when the words are the same.
- */
-function sameMarkdown(field: string, theirs: unknown, mine: unknown): boolean {
-  if (field !== 'content_markdown' || typeof theirs !== 'string' || typeof mine !== 'string') return false
-  const words = (md: string) =>
-    md
-      .replace(/<[^>]*>/g, ' ')
-      .match(/[\p{L}\p{N}]+/gu)
-      ?.join(' ') ?? ''
-  return words(theirs) === words(mine)
 }
 
 /**
