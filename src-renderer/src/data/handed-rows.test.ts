@@ -55,6 +55,8 @@ describe('a bootstrap hands over its lists of every epic and every doc', () => {
     expect(listStored).toBe(false)
     expect(rows).toHaveLength(serviceCounts(w.service).epics)
     expect(rows.every((e) => e.partial === true && e.description === '')).toBe(true)
+    // In the list's order, newest first: the window merges them without sorting them again.
+    expect(rows.map((e) => e.id)).toEqual([...rows].sort(newestOrder).map((e) => e.id))
     // Every epic as the cache holds it now, but for what the pages brought since (description, comments).
     const stored = new Map((await db.epics.toArray()).map((e) => [e.id, e]))
     expect(rows.map((e) => e.id).sort()).toEqual([...stored.keys()].sort())

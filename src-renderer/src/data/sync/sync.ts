@@ -61,6 +61,7 @@ import type { OperationFailure } from '../../../../src-shared/api/operations.ts'
 import type { EntityId } from '../types.ts'
 import { knownIds, removeFiles, removePartialDocs, removePartialEpics, replaceAll, writeDocList, writeEpicList, type ListedEpic } from './cache.ts'
 import { docFromListV3, EPIC_LIST_V3_FIELDS, epicFromListV3 } from '../convert.ts'
+import { newestOrder } from '../epic-order.ts'
 import { refreshEpicStories } from './refresh.ts'
 import { FILE_KINDS, REFERENCE_KINDS, SYNC_KINDS, readCheckpoint, readCheckpoints, type KindCheckpoint, type SyncKind } from './checkpoints.ts'
 import { allPages, call, type SyncContext } from './context.ts'
@@ -249,7 +250,8 @@ async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise
         const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: [...EPIC_LIST_V3_FIELDS] })
         listNewest = list.reduce<string | null>((newest, e) => (newest === null || e.updated_at > newest ? e.updated_at : newest), null)
         listIds = list.map((e) => e.id)
-        ctx.handOver?.({ kind: 'epic', rows: list.map((e) => epicFromListV3(e)) })
+        // In the list's order: the window then merges them in one pass (a sort of 50,000 there is a long task).
+        ctx.handOver?.({ kind: 'epic', rows: list.map((e) => epicFromListV3(e)).sort(newestOrder) })
         const done = { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), since: listNewest, done: list.length, total: list.length }
         const result = await writeEpicList(ctx.db, list, done, known, true)
         written += result.written
