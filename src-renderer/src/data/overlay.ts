@@ -195,7 +195,7 @@ export async function mergedEpicsById(db: OutpostDb, ids: string[]): Promise<Map
   )
 }
 
-/** Epics the sync handed this window before storing them (handed-epics.ts), by `String(id)`, as the user sees them. */
+/** Epics the sync handed this window before storing them (handed-rows.ts), by `String(id)`, as the user sees them. */
 export async function mergedHandedEpics(db: OutpostDb, rows: readonly CachedEpic[]): Promise<Map<string, CachedEpic | undefined>> {
   const overlays = new Map((await db.overlay.where('kind').equals('epic').toArray()).map((o) => [o.id, o]))
   return new Map(rows.map((row) => [String(row.id), applyOverlay(row, overlays.get(String(row.id)))]))

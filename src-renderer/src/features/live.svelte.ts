@@ -101,8 +101,11 @@ function epicsSource(db: OutpostDb): Source<CachedEpic[]> {
   )
   /** Takes in the handed epics the list lacks, or, once the run ended (null), reads what is left of them from the cache. */
   const takeHanded = async (rows: readonly CachedEpic[] | null): Promise<boolean> => {
-    const fresh = rows === null ? (handed.size > 0 ? await mergedEpicsById(db, handed.end()) : null) : handed.take(list, await mergedHandedEpics(db, rows))
-    if (!fresh || fresh.size === 0) return false
+    let fresh: Map<string, CachedEpic | undefined>
+    if (rows) fresh = handed.take(list, await mergedHandedEpics(db, rows))
+    else if (handed.size > 0) fresh = await mergedEpicsById(db, handed.end())
+    else return false
+    if (fresh.size === 0) return false
     await yieldToEventLoop()
     list = replaceInOrder(list, fresh)
     return true

@@ -326,10 +326,11 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       }
       // The run ended: what the cache holds of them now is read, and those it does not hold go.
       handed = handed.filter((h) => h.kind !== kind)
-      for (const key of handedKeys) {
-        if (!key.startsWith(`${kind}:`)) continue
-        let ids = pending.rows.get(kind)
-        if (!ids) pending.rows.set(kind, (ids = new Set()))
+      const left = [...handedKeys].filter((key) => key.startsWith(`${kind}:`))
+      if (left.length === 0) return
+      const ids = pending.rows.get(kind) ?? new Set<EntityId>()
+      pending.rows.set(kind, ids)
+      for (const key of left) {
         ids.add(idOfKey(key))
         handedKeys.delete(key)
       }
@@ -524,7 +525,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
       // What came in meanwhile waits for the next pass (see PACE).
       const changes = pending
       pending = emptyChangeSet()
-      await slicer.wait(takeHanded())
+      if (handed.length > 0) await slicer.wait(takeHanded())
       await applyChanges(changes)
       bump()
       await vacuumIfDirty()
