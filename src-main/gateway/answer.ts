@@ -48,7 +48,16 @@ function decodersFor(contentEncoding: string | undefined): Transform[] {
   })
 }
 
-/** The body as text, decoded from its Content-Encoding, at most `limit` bytes once decoded (else AnswerTooLargeError). */
+/** The text a read that failed on its way (the link cut, the connection reset) had decoded, by its error. */
+const receivedBefore = new WeakMap<object, string>()
+
+/** What the read that failed with `error` had decoded before it failed (undefined: none, or not a read's error). */
+export const receivedOf = (error: unknown): string | undefined => (typeof error === 'object' && error !== null ? receivedBefore.get(error) : undefined)
+
+/**
+ * The body as text, decoded from its Content-Encoding, at most `limit` bytes once decoded (else AnswerTooLargeError).
+ * A read that fails on its way keeps what it decoded, for receivedOf.
+ */
 export async function readBody(body: Readable, contentEncoding: string | undefined, limit = MAX_ANSWER_BYTES): Promise<string> {
   const decoders = decodersFor(contentEncoding)
   let stream: Readable = body
@@ -65,6 +74,11 @@ export async function readBody(body: Readable, contentEncoding: string | undefin
       if (size > limit) throw new AnswerTooLargeError(limit, contentEncoding)
       chunks.push(chunk)
     }
+  } catch (error) {
+    if (!(error instanceof AnswerTooLargeError) && typeof error === 'object' && error !== null && size > 0) {
+      receivedBefore.set(error, Buffer.concat(chunks, size).toString('utf8'))
+    }
+    throw error
   } finally {
     body.destroy()
     for (const decoder of decoders) decoder.destroy()

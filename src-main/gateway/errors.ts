@@ -46,6 +46,7 @@ function plainFailure(failure: OperationFailure): OperationFailure {
   if (failure.tag !== undefined) out.tag = failure.tag
   if (failure.errors !== undefined) out.errors = failure.errors
   if (failure.retryAfter !== undefined) out.retryAfter = failure.retryAfter
+  if (failure.received !== undefined) out.received = failure.received
   return out
 }
 
@@ -126,7 +127,7 @@ export function classifyTransport(error: unknown): TransportFailure {
 }
 
 /** A transport failure once retries are spent (or not allowed). */
-export function transportError(failure: TransportFailure, idempotent: boolean, error: unknown): GatewayError {
+export function transportError(failure: TransportFailure, idempotent: boolean, error: unknown, received?: unknown[]): GatewayError {
   const detail = error instanceof Error ? error.message : String(error)
   if (failure === 'certificate') {
     return new GatewayError({ kind: 'insecure', message: `The service's certificate was refused (${detail}).` }, { cause: error })
@@ -137,6 +138,7 @@ export function transportError(failure: TransportFailure, idempotent: boolean, e
       { cause: error },
     )
   }
-  if (failure === 'timeout') return new GatewayError({ kind: 'timeout', message: `The service did not answer in time (${detail}).` }, { cause: error })
-  return new GatewayError({ kind: 'network', message: `The service could not be reached (${detail}).` }, { cause: error })
+  const kept = received && { received }
+  if (failure === 'timeout') return new GatewayError({ kind: 'timeout', message: `The service did not answer in time (${detail}).`, ...kept }, { cause: error })
+  return new GatewayError({ kind: 'network', message: `The service could not be reached (${detail}).`, ...kept }, { cause: error })
 }

@@ -20,9 +20,10 @@ import {
 } from '../../src-shared/api/operations.ts'
 import { UPLOAD_FILE_FIELDS, UPLOAD_STORY_FIELD } from '../../src-shared/api/v3/files.ts'
 import { DEFAULT_TIMEOUTS, leaseAgent, type AgentLease, type Timeouts } from './agents.ts'
-import { ACCEPT_ENCODING, AnswerTooLargeError, MAX_ANSWER_BYTES, readBody } from './answer.ts'
+import { ACCEPT_ENCODING, AnswerTooLargeError, MAX_ANSWER_BYTES, readBody, receivedOf } from './answer.ts'
 import { contentTypeOf } from '../../src-shared/content-types.ts'
 import { GatewayError, classifyTransport, httpError, transportError, type TransportFailure } from './errors.ts'
+import { elementsBefore } from './cut-list.ts'
 import { multipartBody } from './multipart.ts'
 import { basePath, checkBaseUrl } from './origin.ts'
 import { Pacer } from './pacer.ts'
@@ -106,6 +107,8 @@ interface Exchange<T> {
   signal?: AbortSignal
   /** Reads a 2xx answer. */
   accept(response: Dispatcher.ResponseData): Promise<T>
+  /** Of an answer whose read failed on its way, what can be kept (a list's elements that came whole). */
+  salvage?(error: unknown): unknown[] | undefined
 }
 
 export class Gateway {
@@ -177,6 +180,7 @@ export class Gateway {
       lane: opts.lane ?? (op.kind === 'write' ? 'user-write' : 'user-read'),
       signal: opts.signal,
       accept: (res) => this.readAnswer(res) as Promise<T>,
+      salvage: op.method === 'GET' ? (error) => salvagedList(error, opts.fields) : undefined,
     })
     return opts.fields ? (pickFields(answer, opts.fields) as T) : answer
   }
@@ -292,6 +296,8 @@ export class Gateway {
     let attempts = 0
     let failures = 0
     let rateLimited = 0
+    /** A list answer cut on its way: the elements that came whole, handed to the caller rather than asked for again. */
+    let salvaged: unknown[] | undefined
     for (;;) {
       attempts++
       const turn = await this.pacer.admit(x.lane, x.signal)
@@ -316,6 +322,7 @@ export class Gateway {
             res.body.destroy()
             transport = classifyTransport(error) === 'timeout' ? 'timeout' : 'maybe-sent'
             cause = error
+            salvaged = x.salvage?.(error)
           }
         } else {
           retryAfter = retryAfterMs(res.headers['retry-after'], this.clock())
@@ -368,12 +375,13 @@ export class Gateway {
 
       failures++
       const kind = transport ?? 'maybe-sent'
-      const mayRetry = kind !== 'certificate' && (kind === 'not-sent' || x.idempotent)
+      // What came of a cut list goes to the caller, which asks for the rest only; asked again, it would all come again.
+      const mayRetry = kind !== 'certificate' && (kind === 'not-sent' || x.idempotent) && !salvaged
       if (mayRetry && failures < this.retry.attempts) {
         await this.backoff(x, failures)
         continue
       }
-      throw withAttempts(transportError(kind, x.idempotent, cause), attempts)
+      throw withAttempts(transportError(kind, x.idempotent, cause, salvaged), attempts)
     }
   }
 
@@ -416,6 +424,13 @@ function withAttempts(error: GatewayError, attempts: number): GatewayError {
 
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
+}
+
+/** Of a list answer whose read failed on its way, the elements that came whole, with only `fields` (undefined: none). */
+function salvagedList(error: unknown, fields: readonly string[] | undefined): unknown[] | undefined {
+  const text = receivedOf(error)
+  const elements = text === undefined ? undefined : elementsBefore(text)
+  return elements && fields ? (pickFields(elements, fields) as unknown[]) : elements
 }
 
 /** An entity, or each entity of a list, with only `fields` (those it has). Anything else is left as it is. */

@@ -88,6 +88,8 @@ export const OPERATIONS = {
   'epics.bulkDelete': remove('v4', '/epics/bulk'),
   /** v3 GET /epics: one unpaginated list; with external_id it finds a create whose answer was lost. */
   'epics.v3List': read('v3', '/epics'),
+  /** v3 GET /epics/paginated: the same list by page number (`page`, `page_size` up to 250), to resume one cut on its way. */
+  'epics.v3Page': read('v3', '/epics/paginated'),
   /** v3 create and update take `labels` (by name), which the v4 epic bodies lack. */
   'epics.v3Create': create('v3', '/epics'),
   'epics.v3Update': update('v3', 'PUT', '/epics/{id}'),
@@ -237,4 +239,6 @@ export interface OperationFailure {
   errors?: Record<string, string>
   /** Seconds the service asked us to wait (429). */
   retryAfter?: number
+  /** A list answer the link cut on its way: the elements that came whole (with only the `fields` asked for). */
+  received?: unknown[]
 }

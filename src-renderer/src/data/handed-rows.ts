@@ -39,10 +39,11 @@ const tell = (hub: Hub, kind: HandedKind, rows: HandedRows['rows'] | null) => {
   for (const entry of hub.listeners) if (entry.kind === kind) entry.listener(rows)
 }
 
-/** The sync hands this window the rows of one of its bootstrap's lists, before storing them. */
+/** The sync hands this window rows of one of its bootstrap's lists (the whole list, or a part of it), before storing them. */
 export function handRows(db: OutpostDb, handed: HandedRows): void {
   const hub = hubOf(db)
-  hub.rows.set(handed.kind, handed.rows)
+  const before = hub.rows.get(handed.kind)
+  hub.rows.set(handed.kind, before ? ([...before, ...handed.rows] as HandedRows['rows']) : handed.rows)
   tell(hub, handed.kind, handed.rows)
 }
 

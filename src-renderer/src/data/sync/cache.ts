@@ -348,37 +348,62 @@ export async function writeEpicList(
   const listed = new Map<number, ListedEpic>(list.map((e) => [e.id, { position: e.position, ...withProgress(storyProgressOf(e)) }]))
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const cached = await readInSlices(db.epics)
-    const byId = new Map(cached.map((e) => [e.id, e]))
-    const changed: CachedEpic[] = []
-    /** Rows the list's copy goes over (older, or not one sync wrote): what hung off them comes again with their page. */
-    const redone: EntityId[] = []
-    if (store) {
-      for (const e of list) {
-        const held = byId.get(e.id)
-        if (held && !(replaces(held, e.updated_at as string, 'incremental') && held.updated_at !== e.updated_at)) continue
-        if (held) redone.push(e.id)
-        const description = typeof held?.description === 'string' ? held.description : ''
-        changed.push(epicFromListV3(e as EpicSlimV3, description))
-        byId.delete(e.id)
-      }
-    }
-    for (const e of byId.values()) {
-      const listing = listed.get(e.id as number)
-      if (!listing) continue
-      const progress = listing.progress ?? e.progress
-      if (listing.position !== e.position || !sameProgress(e.progress, progress)) changed.push({ ...e, position: listing.position, ...withProgress(progress) })
-    }
-    if (redone.length > 0) {
-      await db.epicComments.where('epic_id').anyOf(redone).delete()
-      await db.epicHealth.where('epic_id').anyOf(redone).delete()
-    }
-    await putInSlices(db.epics, changed)
-    const cachedIds = new Set(cached.map((e) => e.id))
-    const gone = droppedFrom([...cachedIds], new Set(listed.keys()), known)
+    const written = await putListed(db, list, new Map(cached.map((e) => [e.id, e])), store)
+    const gone = droppedFrom(
+      cached.map((e) => e.id),
+      new Set(listed.keys()),
+      known,
+    )
     await removeEpics(db, gone)
     await db.checkpoints.put(checkpoint)
-    return { listed, written: changed.length, removed: gone.length }
+    return { listed, written, removed: gone.length }
   })
+}
+
+/**
+ * Part of a bootstrap's v3 list (the epics that came of one cut on its way, a page of its paginated twin), stored
+ * as writeEpicList stores the whole list, for these epics alone: a part does not tell which epics are gone.
+ */
+export async function writeEpicListPart(db: OutpostDb, part: EpicSlimV3[], checkpoint: KindCheckpoint): Promise<number> {
+  return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
+    const held = await db.epics.bulkGet(part.map((e) => e.id))
+    const written = await putListed(db, part, new Map(held.filter((e): e is CachedEpic => !!e).map((e) => [e.id, e])), true)
+    await db.checkpoints.put(checkpoint)
+    return written
+  })
+}
+
+/**
+ * What a list (whole or part) says of the cached epics `held`, written (inside the caller's transaction): the epics
+ * it stores when `store` (not held, or held at an older version than the list's), and the positions and progress
+ * of the others. Answers how many rows were written.
+ */
+async function putListed(
+  db: OutpostDb,
+  list: (Pick<EpicSlimV3, 'id' | 'position' | 'stats'> & Partial<EpicSlimV3>)[],
+  held: ReadonlyMap<EntityId, CachedEpic>,
+  store: boolean,
+): Promise<number> {
+  const changed: CachedEpic[] = []
+  /** Rows the list's copy goes over (older, or not one sync wrote): what hung off them comes again with their page. */
+  const redone: EntityId[] = []
+  for (const e of list) {
+    const row = held.get(e.id)
+    if (store && (!row || (replaces(row, e.updated_at as string, 'incremental') && row.updated_at !== e.updated_at))) {
+      if (row) redone.push(e.id)
+      changed.push(epicFromListV3(e as EpicSlimV3, typeof row?.description === 'string' ? row.description : ''))
+      continue
+    }
+    if (!row) continue
+    const progress = storyProgressOf(e) ?? row.progress
+    if (e.position !== row.position || !sameProgress(row.progress, progress)) changed.push({ ...row, position: e.position, ...withProgress(progress) })
+  }
+  if (redone.length > 0) {
+    await db.epicComments.where('epic_id').anyOf(redone).delete()
+    await db.epicHealth.where('epic_id').anyOf(redone).delete()
+  }
+  await putInSlices(db.epics, changed)
+  return changed.length
 }
 
 const sameProgress = (a: StoryProgress | undefined, b: StoryProgress | undefined) =>

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TransportError } from '../transport.ts'
 import { createSyncer, readCheckpoints } from './index.ts'
+import { LIST_PAGE_OVERLAP, LIST_PAGE_SIZE } from './sync.ts'
 import { countingTransport, pages, serviceCounts, startWorld, type World } from '../../../../testing/sync-kit.ts'
 
 let world: World
@@ -126,6 +127,43 @@ describe('resume after an interrupted bootstrap', () => {
     const refused = [ends.desc, ends.asc].filter((e) => e.cursor && !e.finished).length
     expect(second.counted.calls.get('epics.list')).toBe(refused + pages(EPICS) + 1)
     expect(second.counted.calls.get('epics.v3List')).toBeUndefined()
+    await expectComplete(db)
+  })
+  it('resumes a v3 epic list the link cut on its way from the page where it stopped, never asking for it whole again', async () => {
+    const db = world.openDb('cut-list')
+    const KEPT = 700
+    // The link drops with 700 epics of the list come whole (the gateway hands them over with its failure).
+    const first = countingTransport(world.transport, slowPages)
+    const cut: typeof first = {
+      ...first,
+      call: async <T>(...args: Parameters<typeof first.call>): Promise<T> => {
+        const answer = await first.call<T>(...args)
+        if (args[0] !== 'epics.v3List') return answer
+        throw new TransportError({ kind: 'network', message: 'The link dropped.', received: (answer as unknown[]).slice(0, KEPT) })
+      },
+    }
+    await expect(syncerOf(db, cut).sync()).rejects.toThrow('The link dropped.')
+    const list = (await world.transport.call<{ id: number; description: string }[]>('epics.v3List', { fields: ['id'] })).map((e) => e.id)
+    expect((await readCheckpoints(db)).get('epicList')).toMatchObject({ bootstrapped: false, done: KEPT })
+    expect((await db.epics.bulkGet(list.slice(0, KEPT))).every((e) => e !== undefined)).toBe(true)
+
+    // Meanwhile an epic the cut list brought is deleted on the service: those after it move one place back.
+    const described = world.service.ctx
+      .col<any>('epic')
+      .all()
+      .filter((e) => e.description !== '' && list.indexOf(e.id) < KEPT)
+    await world.transport.call('epics.delete', { params: { id: described[0].id }, query: { force: true } })
+
+    const second = countingTransport(world.transport)
+    await syncerOf(db, second).sync()
+    expect(second.counted.calls.get('epics.v3List')).toBeUndefined()
+    // From the page holding the first epic not stored (less the overlap) to the last: 651st to 1,200th.
+    const asked = second.counted.log.filter((l) => l.operation === 'epics.v3Page').map((l) => l.request.query)
+    expect(asked.map((q) => q?.page).sort()).toEqual([3, 4, 5])
+    expect(asked.every((q) => q?.page_size === LIST_PAGE_SIZE)).toBe(true)
+    expect(Math.floor((KEPT - LIST_PAGE_OVERLAP) / LIST_PAGE_SIZE) + 1).toBe(3)
+    expect(await db.epics.get(described[0].id)).toBeUndefined()
+    expect((await readCheckpoints(db)).get('epicList')).toMatchObject({ bootstrapped: true, done: EPICS - 1 })
     await expectComplete(db)
   })
 })

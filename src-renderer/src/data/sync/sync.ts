@@ -59,7 +59,17 @@ import type { EpicSlimV3 } from '../../../../src-shared/api/v3/epics.ts'
 import type { DocSlimV3 } from '../../../../src-shared/api/v3/docs.ts'
 import type { OperationFailure } from '../../../../src-shared/api/operations.ts'
 import type { EntityId } from '../types.ts'
-import { knownIds, removeFiles, removePartialDocs, removePartialEpics, replaceAll, writeDocList, writeEpicList, type ListedEpic } from './cache.ts'
+import {
+  knownIds,
+  removeFiles,
+  removePartialDocs,
+  removePartialEpics,
+  replaceAll,
+  writeDocList,
+  writeEpicList,
+  writeEpicListPart,
+  type ListedEpic,
+} from './cache.ts'
 import { docFromListV3, EPIC_LIST_V3_FIELDS, epicFromListV3 } from '../convert.ts'
 import { newestOrder } from '../epic-order.ts'
 import { refreshEpicStories } from './refresh.ts'
@@ -236,33 +246,116 @@ const isIn = <K extends string>(list: readonly K[], kind: string): kind is K => 
 /**
  * The epics' bootstrap: the v3 list of every epic, stored first (every epic shows in the list, partial), and the
  * walk from both ends completing its rows, at once. Epics the list stored that no page completed were deleted
- * meanwhile. The list is not asked again once stored (a bootstrap that resumes goes on with the walk).
+ * meanwhile. The list is not asked again once stored (a bootstrap that resumes goes on with the walk); one the link
+ * cut on its way is resumed from where it stopped (listRest).
  */
 async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise<{ written: number; removed: number }> {
   let written = 0
-  let listNewest = listCp.bootstrapped ? listCp.since : null
-  /** The epics the list stored in this run (partial until a page completes them). */
+  let listNewest = listCp.since
+  /** The epics the list stored in this run (partial until a page completes them); undefined when it was not whole. */
   let listIds: number[] | undefined
   const listStored = listCp.bootstrapped
     ? Promise.resolve()
-    : (async () => {
-        const known = await knownIds(ctx.db.epics)
-        const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: [...EPIC_LIST_V3_FIELDS] })
-        listNewest = list.reduce<string | null>((newest, e) => (newest === null || e.updated_at > newest ? e.updated_at : newest), null)
-        listIds = list.map((e) => e.id)
-        // In the list's order: the window then merges them in one pass (a sort of 50,000 there is a long task).
-        ctx.handOver?.({ kind: 'epic', rows: list.map((e) => epicFromListV3(e)).sort(newestOrder) })
-        const done = { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), since: listNewest, done: list.length, total: list.length }
-        const result = await writeEpicList(ctx.db, list, done, known, true)
-        written += result.written
-        ctx.progress({ kind: 'epicList', phase: 'bootstrap', done: list.length, total: list.length })
-      })()
+    : listCp.done > 0
+      ? listRest(ctx, listCp).then((n) => void (written += n))
+      : (async () => {
+          const known = await knownIds(ctx.db.epics)
+          const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: [...EPIC_LIST_V3_FIELDS] }).catch(async (error: unknown) => {
+            await keepListPart(ctx, listCp, failureOf(error).received as EpicSlimV3[] | undefined)
+            throw error
+          })
+          listNewest = newestOf(list)
+          listIds = list.map((e) => e.id)
+          // In the list's order: the window then merges them in one pass (a sort of 50,000 there is a long task).
+          ctx.handOver?.({ kind: 'epic', rows: list.map((e) => epicFromListV3(e)).sort(newestOrder) })
+          const done = { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), since: listNewest, done: list.length, total: list.length }
+          const result = await writeEpicList(ctx.db, list, done, known, true)
+          written += result.written
+          ctx.progress({ kind: 'epicList', phase: 'bootstrap', done: list.length, total: list.length })
+        })()
   // The walk waits for it before its first write; should the list fail, the walk stops with it.
   listStored.catch(() => undefined)
   const walked = await walk(ctx, 'epics', { listStored, listNewest: async () => listNewest })
   await listStored
   const removed = await removePartialEpics(ctx.db, await readCheckpoint(ctx.db, 'epics'), notBrought(listIds, walked))
   return { written: written + walked.written, removed }
+}
+
+/** The newest updated_at of a list (null for none). */
+const newestOf = (list: readonly { updated_at: string }[]) =>
+  list.reduce<string | null>((newest, e) => (newest === null || e.updated_at > newest ? e.updated_at : newest), null)
+
+/**
+ * The epics that came of a v3 list the link cut on its way (the gateway keeps those that came whole), stored as the
+ * list's first `done`, so that the run that resumes asks only for the rest. Its `since` bounds what the walk reads
+ * again at its end: an epic that changed after the list was made is newer than any epic in it.
+ */
+async function keepListPart(ctx: SyncContext, listCp: KindCheckpoint, part: EpicSlimV3[] | undefined): Promise<void> {
+  if (!part?.length) return
+  ctx.handOver?.({ kind: 'epic', rows: part.map((e) => epicFromListV3(e)).sort(newestOrder) })
+  await writeEpicListPart(ctx.db, part, { ...listCp, since: newestOf(part), done: part.length, total: 0 })
+  ctx.progress({ kind: 'epicList', phase: 'bootstrap', done: part.length, total: part.length })
+}
+
+/** Epics a page of the v3 list's paginated twin holds: its most. */
+export const LIST_PAGE_SIZE = 250
+/**
+ * Epics asked for again before where a cut list stopped: each epic deleted meanwhile moves those after it one place
+ * back, so that the first ones not stored would be on the page before.
+ */
+export const LIST_PAGE_OVERLAP = 50
+/** Pages of the list's rest asked for at once: the walks' pages, the run's longest chain, go alongside. */
+const LIST_PAGES_AT_ONCE = 3
+
+interface ListPage {
+  data: EpicSlimV3[]
+  next: number | null
+  total: number
+}
+
+/**
+ * The rest of a v3 epic list the link cut: its paginated twin (same order, by page number), from the page holding
+ * the first epic not stored, each page stored as it comes. The checkpoint's `done` follows the pages stored one after
+ * another, so that a cut here too resumes from there. Answers the rows written.
+ */
+async function listRest(ctx: SyncContext, listCp: KindCheckpoint): Promise<number> {
+  const first = Math.floor(Math.max(0, listCp.done - LIST_PAGE_OVERLAP) / LIST_PAGE_SIZE) + 1
+  const ask = (page: number) => call<ListPage>(ctx, 'epics.v3Page', { query: { page, page_size: LIST_PAGE_SIZE } })
+  let cp = listCp
+  let written = 0
+  /** Pages that came and are not stored yet, by number: stored in their order. */
+  const came = new Map<number, EpicSlimV3[]>()
+  let next = first
+  let storing = Promise.resolve()
+  const store = () =>
+    (storing = storing.then(async () => {
+      for (let part = came.get(next); part; part = came.get(next)) {
+        came.delete(next)
+        ctx.handOver?.({ kind: 'epic', rows: part.map((e) => epicFromListV3(e)).sort(newestOrder) })
+        cp = { ...cp, done: Math.max(cp.done, (next - 1) * LIST_PAGE_SIZE + part.length) }
+        written += await writeEpicListPart(ctx.db, part, cp)
+        next++
+      }
+    }))
+  const head = await ask(first)
+  came.set(first, head.data)
+  await store()
+  const last = Math.max(first, Math.ceil(head.total / LIST_PAGE_SIZE))
+  let asked = first
+  await Promise.all(
+    Array.from({ length: Math.min(LIST_PAGES_AT_ONCE, last - first) }, async () => {
+      while (asked < last) {
+        const page = ++asked
+        came.set(page, (await ask(page)).data)
+        await store()
+      }
+    }),
+  )
+  await storing
+  const done = { ...cp, bootstrapped: true, syncedAt: ctx.clock(), done: head.total, total: head.total }
+  await ctx.db.checkpoints.put(done)
+  ctx.progress({ kind: 'epicList', phase: 'bootstrap', done: head.total, total: head.total })
+  return written
 }
 
 /**
