@@ -24,6 +24,7 @@ import { ACCEPT_ENCODING, AnswerTooLargeError, MAX_ANSWER_BYTES, readBody, recei
 import { contentTypeOf } from '../../src-shared/content-types.ts'
 import { GatewayError, classifyTransport, httpError, transportError, type TransportFailure } from './errors.ts'
 import { elementsBefore } from './cut-list.ts'
+import { earlyKey, type EarlyAnswers } from './early.ts'
 import { multipartBody } from './multipart.ts'
 import { basePath, checkBaseUrl } from './origin.ts'
 import { Pacer } from './pacer.ts'
@@ -49,6 +50,8 @@ export interface GatewayOptions {
   onReachability?: (online: boolean) => void
   /** The most one answer may hold once decoded, in bytes (MAX_ANSWER_BYTES); past it the call fails as `too-large`. */
   maxAnswerBytes?: number
+  /** Answers asked for before the account's first calls (at sign-in): each call they answer takes its own, once. */
+  early?: EarlyAnswers
 }
 
 /** A request of operation N as the gateway takes it: the contract's request, and a signal to abort it. */
@@ -124,6 +127,7 @@ export class Gateway {
   private readonly lease: AgentLease
   private readonly onReachability?: (online: boolean) => void
   private readonly maxAnswerBytes: number
+  private readonly early?: EarlyAnswers
 
   constructor(options: GatewayOptions) {
     this.base = checkBaseUrl(options.baseUrl)
@@ -149,6 +153,7 @@ export class Gateway {
     this.lease = leaseAgent(this.base.origin, { ...DEFAULT_TIMEOUTS, ...options.timeouts })
     this.onReachability = options.onReachability
     this.maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES
+    this.early = options.early
   }
 
   /** Requests waiting for their turn (rate limit, concurrency or a 429 pause). */
@@ -162,6 +167,11 @@ export class Gateway {
     const opts: CallOptions = options ?? {}
     if (op.multipart) throw new TypeError(`${name} sends files: use upload()`)
     if (op.method === 'GET' && opts.body !== undefined) throw new TypeError(`${name} is a GET and takes no body`)
+    const early = op.method === 'GET' ? this.early?.take(earlyKey(name, opts)) : undefined
+    if (early) {
+      const answer = (await early) as T
+      return opts.fields ? (pickFields(answer, opts.fields) as T) : answer
+    }
     const url = this.urlOf(op, fillPath(op.path, opts.params), opts.query)
     const headers: Record<string, string> = { ...this.headersFor(op.api, name), accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING }
     let body: (() => string) | undefined

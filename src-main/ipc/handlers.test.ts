@@ -1,6 +1,7 @@
 // The handler table with the real parts (accounts, gateway, the local service
 // over HTTP), called the way both transports call it: through dispatch().
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import type { IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -70,6 +71,41 @@ describe('the handler table', () => {
     for (const epic of slim) expect(Object.keys(epic).sort()).toEqual(['id', 'position'])
     // A path parameter left out is the request's fault, said as such.
     expect(await ask('outpost:api.call', { operation: 'epics.get' })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'invalid-request' } })
+  })
+
+  it('asks for the lists a first sync asks first while the token is checked, and the sync takes them once', async () => {
+    const asked: string[] = []
+    const listen = (req: IncomingMessage) => void asked.push(new URL(req.url ?? '', 'http://x').pathname)
+    kit.service.app.server.prependListener('request', listen)
+    try {
+      const lists = () => asked.filter((path) => path === '/api/v3/epics' || path === '/api/v3/documents').sort()
+      const { ask } = await kit.open()
+      const added = (await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token: kit.service.tokens.member })).value
+      const epics = (await ask('outpost:api.call', { operation: 'epics.v3List', fields: ['id', 'position'] })).value as Record<string, unknown>[]
+      const docs = (await ask('outpost:api.call', { operation: 'documents.v3List' })).value as unknown[]
+      // Each asked once, at the sign-in: the sync's calls took those answers, with the fields they asked for.
+      expect(lists()).toEqual(['/api/v3/documents', '/api/v3/epics'])
+      expect(epics.length).toBeGreaterThan(0)
+      for (const epic of epics) expect(Object.keys(epic).sort()).toEqual(['id', 'position'])
+      expect(docs.length).toBeGreaterThan(0)
+      // Taken once: the next call asks the service.
+      await ask('outpost:api.call', { operation: 'epics.v3List', fields: ['id'] })
+      expect(lists()).toEqual(['/api/v3/documents', '/api/v3/epics', '/api/v3/epics'])
+
+      // Signed in again, the workspace has its lists cached: what was asked early is not kept for it.
+      asked.length = 0
+      await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token: kit.service.tokens.member })
+      const before = asked.filter((path) => path === '/api/v3/epics').length
+      await ask('outpost:api.call', { operation: 'epics.v3List', fields: ['id'] })
+      expect(asked.filter((path) => path === '/api/v3/epics').length).toBe(before + 1)
+      expect((await ask('outpost:accounts.current')).value).toMatchObject({ id: added.id })
+
+      // A token the service refuses: the sign-in says so, and nothing asked early is left behind.
+      const refused = await ask('outpost:accounts.add', { baseUrl: kit.service.baseUrl, token: 'svc_not-a-token' })
+      expect(refused).toMatchObject({ ok: false, error: { source: 'account', kind: 'bad-token' } })
+    } finally {
+      kit.service.app.server.removeListener('request', listen)
+    }
   })
 
   it('maps a read-only token’s write to `readonly`, and a new token replaces the old one at once', async () => {

@@ -13,7 +13,7 @@ import {
   type EventOf,
   type SystemNotice,
 } from '../../src-shared/ipc.ts'
-import type { Accounts } from '../accounts/accounts.ts'
+import type { Account, Accounts } from '../accounts/accounts.ts'
 import { previousDemo, useDemo } from '../demo.ts'
 import type { DemoLauncher } from '../demo-service.ts'
 import { discardOwnFile } from '../files/discard.ts'
@@ -40,7 +40,7 @@ export type Emit = <E extends EventChannel>(event: E, payload: EventOf<E>) => vo
 export interface HandlerDeps {
   accounts: Pick<Accounts, 'list' | 'current' | 'addAccount' | 'switchTo' | 'remove' | 'tokenFor'>
   secretStore: Pick<SecretStore, 'describe'>
-  gateway: Pick<CurrentGateway, 'account' | 'get' | 'reset'>
+  gateway: Pick<CurrentGateway, 'account' | 'get' | 'reset'> & Partial<Pick<CurrentGateway, 'askEarly'>>
   connectivity: { readonly state: ConnectivityState }
   appInfo: AppInfo
   /** Paths of files the user dropped or picked, and staged copies: the only ones uploaded. */
@@ -212,7 +212,18 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
     'outpost:accounts.list': async () => deps.accounts.list(),
     'outpost:accounts.current': async () => deps.accounts.current(),
     'outpost:accounts.add': async ({ baseUrl, token }) => {
-      const account = await deps.accounts.addAccount(baseUrl, token)
+      const known = new Set(deps.accounts.list().map((a) => a.id))
+      const early = deps.gateway.askEarly?.(baseUrl, token)
+      let account: Account
+      try {
+        account = await deps.accounts.addAccount(baseUrl, token)
+      } catch (error) {
+        early?.drop()
+        throw error
+      }
+      // A workspace new here bootstraps: its first sync asks for these lists first. One signed in again has them.
+      if (known.has(account.id)) early?.drop()
+      else early?.keepFor(account.id)
       await changed()
       return account
     },
