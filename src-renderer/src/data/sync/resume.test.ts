@@ -166,4 +166,28 @@ describe('resume after an interrupted bootstrap', () => {
     expect((await readCheckpoints(db)).get('epicList')).toMatchObject({ bootstrapped: true, done: EPICS - 1 })
     await expectComplete(db)
   })
+
+  it('asks for the whole list again when its pages do not follow on from the part that came (another order)', async () => {
+    const db = world.openDb('cut-list-unordered')
+    // What came is not the list's first epics as its pages number them: every other one of them.
+    const first = countingTransport(world.transport, slowPages)
+    const cut: typeof first = {
+      ...first,
+      call: async <T>(...args: Parameters<typeof first.call>): Promise<T> => {
+        const answer = await first.call<T>(...args)
+        if (args[0] !== 'epics.v3List') return answer
+        const received = (answer as unknown[]).filter((_, i) => i % 2 === 1).slice(0, 500)
+        throw new TransportError({ kind: 'network', message: 'The link dropped.', received })
+      },
+    }
+    await expect(syncerOf(db, cut).sync()).rejects.toThrow('The link dropped.')
+    expect((await readCheckpoints(db)).get('epicList')).toMatchObject({ bootstrapped: false, done: 500 })
+
+    const second = countingTransport(world.transport)
+    await syncerOf(db, second).sync()
+    // The page where the part should end, found not to follow on from it; then the whole list.
+    expect(second.counted.log.filter((l) => l.operation === 'epics.v3Page').map((l) => l.request.query?.page)).toEqual([2])
+    expect(second.counted.calls.get('epics.v3List')).toBe(1)
+    await expectComplete(db)
+  })
 })

@@ -254,25 +254,27 @@ async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise
   let listNewest = listCp.since
   /** The epics the list stored in this run (partial until a page completes them); undefined when it was not whole. */
   let listIds: number[] | undefined
+  const storeWhole = async () => {
+    const known = await knownIds(ctx.db.epics)
+    const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: [...EPIC_LIST_V3_FIELDS] }).catch(async (error: unknown) => {
+      await keepListPart(ctx, listCp, failureOf(error).received as EpicSlimV3[] | undefined)
+      throw error
+    })
+    listNewest = newestOf(list)
+    listIds = list.map((e) => e.id)
+    // In the list's order: the window then merges them in one pass (a sort of 50,000 there is a long task).
+    ctx.handOver?.({ kind: 'epic', rows: list.map((e) => epicFromListV3(e)).sort(newestOrder) })
+    const done = { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), since: listNewest, done: list.length, total: list.length }
+    const result = await writeEpicList(ctx.db, list, done, known, true)
+    written += result.written
+    ctx.progress({ kind: 'epicList', phase: 'bootstrap', done: list.length, total: list.length })
+  }
   const listStored = listCp.bootstrapped
     ? Promise.resolve()
     : listCp.done > 0
-      ? listRest(ctx, listCp).then((n) => void (written += n))
-      : (async () => {
-          const known = await knownIds(ctx.db.epics)
-          const list = await call<EpicSlimV3[]>(ctx, 'epics.v3List', { fields: [...EPIC_LIST_V3_FIELDS] }).catch(async (error: unknown) => {
-            await keepListPart(ctx, listCp, failureOf(error).received as EpicSlimV3[] | undefined)
-            throw error
-          })
-          listNewest = newestOf(list)
-          listIds = list.map((e) => e.id)
-          // In the list's order: the window then merges them in one pass (a sort of 50,000 there is a long task).
-          ctx.handOver?.({ kind: 'epic', rows: list.map((e) => epicFromListV3(e)).sort(newestOrder) })
-          const done = { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), since: listNewest, done: list.length, total: list.length }
-          const result = await writeEpicList(ctx.db, list, done, known, true)
-          written += result.written
-          ctx.progress({ kind: 'epicList', phase: 'bootstrap', done: list.length, total: list.length })
-        })()
+      ? // The rest of a list the link cut; the whole list again should its pages not follow the part that came.
+        listRest(ctx, listCp).then((rest) => (rest === undefined ? storeWhole() : void (written += rest)))
+      : storeWhole()
   // The walk waits for it before its first write; should the list fail, the walk stops with it.
   listStored.catch(() => undefined)
   const walked = await walk(ctx, 'epics', { listStored, listNewest: async () => listNewest })
@@ -316,9 +318,10 @@ interface ListPage {
 /**
  * The rest of a v3 epic list the link cut: its paginated twin (same order, by page number), from the page holding
  * the first epic not stored, each page stored as it comes. The checkpoint's `done` follows the pages stored one after
- * another, so that a cut here too resumes from there. Answers the rows written.
+ * another, so that a cut here too resumes from there. Answers the rows written; undefined, having stored nothing,
+ * when the first page does not follow on from the part stored (the two lists' orders differ).
  */
-async function listRest(ctx: SyncContext, listCp: KindCheckpoint): Promise<number> {
+async function listRest(ctx: SyncContext, listCp: KindCheckpoint): Promise<number | undefined> {
   const first = Math.floor(Math.max(0, listCp.done - LIST_PAGE_OVERLAP) / LIST_PAGE_SIZE) + 1
   const ask = (page: number) => call<ListPage>(ctx, 'epics.v3Page', { query: { page, page_size: LIST_PAGE_SIZE } })
   let cp = listCp
@@ -338,6 +341,11 @@ async function listRest(ctx: SyncContext, listCp: KindCheckpoint): Promise<numbe
       }
     }))
   const head = await ask(first)
+  // The pages' order is the list's (docs/service.md): then the epics just before where the part stopped are
+  // stored already, whatever was deleted meanwhile (the overlap's first half).
+  const offset = (first - 1) * LIST_PAGE_SIZE
+  const seam = head.data.slice(Math.max(0, listCp.done - LIST_PAGE_OVERLAP - offset), Math.max(0, listCp.done - LIST_PAGE_OVERLAP / 2 - offset))
+  if ((await ctx.db.epics.bulkGet(seam.map((e) => e.id))).some((e) => e === undefined)) return undefined
   came.set(first, head.data)
   await store()
   const last = Math.max(first, Math.ceil(head.total / LIST_PAGE_SIZE))
