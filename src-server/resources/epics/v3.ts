@@ -15,6 +15,7 @@ import type { ApiApp, Deps } from '../../resource.ts'
 import type { Auth } from '../../auth.ts'
 import type { ServiceContext } from '../../context.ts'
 import { ApiError } from '../../errors.ts'
+import { jsonArrayStream } from '../../json-stream.ts'
 import { origin } from '../../pages.ts'
 import { CommentThreads, createComment, deleteComment, requireComment, requireLiveComment, updateComment } from './comments.ts'
 import {
@@ -90,17 +91,23 @@ function checkCommentAuthor(auth: Auth, comment: CommentRecord): void {
   }
 }
 
+/** Epics from which the v3 list of every epic is sent as it is rendered. */
+const STREAMED_LIST = 1000
+
 export function epicsV3(app: ApiApp, { ctx }: Deps): void {
   const views = (req: Parameters<typeof origin>[0]) => new EpicViewsV3(ctx, origin(req))
 
   app.get('/epic-workflow', async () => epicWorkflowV3(ctx))
 
-  app.get('/epics', { schema: { querystring: ListEpicsQueryV3 } }, async (req): Promise<EpicSlimV3[]> => {
+  app.get('/epics', { schema: { querystring: ListEpicsQueryV3 } }, async (req, reply) => {
     const { includes_description } = req.query
     const list = epics(ctx).all()
     const v = views(req)
     if (list.length > 20) v.preloadStories()
-    return list.map((e) => v.slim(e, includes_description === true))
+    const slim = (e: EpicRecord): EpicSlimV3 => v.slim(e, includes_description === true)
+    // A long list goes as it is rendered, letting other requests through (json-stream.ts).
+    if (list.length < STREAMED_LIST) return list.map(slim)
+    return reply.type('application/json; charset=utf-8').send(jsonArrayStream(list, slim))
   })
 
   // The real service's paginated list (page numbers, not cursors).
