@@ -171,15 +171,20 @@ export function failingOnce(t: Transport, op: OperationName, failure: Constructo
 }
 
 /** Counts the operations sent through a transport. */
-export function counting(t: Transport): Transport & { counts: Map<string, number>; total(): number } {
+export function counting(
+  t: Transport,
+): Transport & { counts: Map<string, number>; asked: { op: OperationName; request?: OperationRequest }[]; total(): number } {
   const counts = new Map<string, number>()
+  const asked: { op: OperationName; request?: OperationRequest }[] = []
   const bump = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1)
   return {
     ...t,
     counts,
+    asked,
     total: () => [...counts.values()].reduce((a, b) => a + b, 0),
     call: (op, request) => {
       bump(op)
+      asked.push({ op, request })
       return t.call(op, request)
     },
     upload: (files, options) => {

@@ -54,8 +54,29 @@ describe('the conflict check of epic updates', () => {
     expect(t.counts.get('epics.list')).toBe(1)
     expect(t.counts.get('epics.bulkUpdate')).toBe(1)
     expect(t.total()).toBe(2)
+    // What a rename can meet: neither comments nor health nor descriptions, most of a page's bytes.
+    const fields = String(t.asked.find((a) => a.op === 'epics.list')?.request?.query?.fields).split(',')
+    expect(fields).toEqual(expect.arrayContaining(['id', 'name', 'updated_at']))
+    expect(fields).not.toContain('comments')
+    expect(fields).not.toContain('healths')
+    expect(fields).not.toContain('description')
     const [conflict] = await outboxRecords(db, ['conflict'])
     expect(conflict.conflict?.fields.name).toEqual({ base: recent[2].name, mine: 'Recent 2', theirs: 'Theirs too' })
+  })
+
+  it('a few descriptions edited over recent versions: the page reads descriptions too, and finds theirs', async () => {
+    const { db } = kit
+    const recent: CachedEpic[] = await db.epics.orderBy('updated_at').reverse().limit(4).toArray()
+    const act = actionsFor(db, offline(kit.transport))
+    for (const [i, e] of recent.entries()) await act.updateEpic(e.id, { description: `Mine ${i}` })
+    expect((await elsewhere(recent[1].id, { description: 'Theirs, meanwhile' })).status).toBe(200)
+
+    const t = counting(kit.transport)
+    expect(await replayFast(db, t)).toMatchObject({ confirmed: 3, conflicts: 1 })
+    expect(t.counts.get('epics.list')).toBe(1)
+    expect(String(t.asked.find((a) => a.op === 'epics.list')?.request?.query?.fields).split(',')).toContain('description')
+    const [conflict] = await outboxRecords(db, ['conflict'])
+    expect(conflict.conflict?.fields.description).toEqual({ base: recent[1].description, mine: 'Mine 1', theirs: 'Theirs, meanwhile' })
   })
 
   it('an epic deleted elsewhere among many is found when its update goes (deleted elsewhere), the rest land', async () => {

@@ -22,6 +22,9 @@ const CHANGED_PAGE_FILL = 90
 /** Epics changed since the last sync that the first page of the check after a sync has room for, beyond those the cache knows of. */
 const SINCE_SYNC_ROOM = 10
 
+/** Some of these changes set a description: the check reads the service's (most of an epic's bytes otherwise left out). */
+const describes = (records: OutboxRecord[]) => records.some((r) => 'description' in r.payload)
+
 /** What the conflict check needs of the pass (replay.ts's Replayer). */
 export interface CheckingPass {
   readonly db: OutpostDb
@@ -70,7 +73,7 @@ async function checkEpics(pass: CheckingPass): Promise<void> {
   if (bases.every((b): b is string => b !== undefined)) {
     const since = bases.reduce((a, b) => (Date.parse(a) <= Date.parse(b) ? a : b))
     if ((await pass.db.epics.where('updated_at').aboveOrEqual(since).count()) < CHANGED_PAGE_FILL) {
-      const { rows, coveredFrom } = await epicsChangedSince(pass.ctx, since, 1)
+      const { rows, coveredFrom } = await epicsChangedSince(pass.ctx, since, 1, 100, describes(open))
       pass.checkAbort()
       const left = open
       open = []
@@ -83,10 +86,7 @@ async function checkEpics(pass: CheckingPass): Promise<void> {
     }
   }
   if (open.length <= 2) return
-  const all = await allEpics(
-    pass.ctx,
-    open.some((r) => 'description' in r.payload),
-  )
+  const all = await allEpics(pass.ctx, describes(open))
   pass.checkAbort()
   for (const r of open) {
     const row = all.get(Number(r.entityId))
@@ -108,7 +108,7 @@ async function checkEpicsSinceSync(pass: CheckingPass, waiting: OutboxRecord[]):
   if (known >= CHANGED_PAGE_FILL) return waiting
   // A page the size of what the cache knows changed since, and room for what it has not heard of yet: most
   // often a few epics, where a whole page would cost more bytes than the changes being sent.
-  const { rows, coveredFrom } = await epicsChangedSince(pass.ctx, since, 2, Math.min(100, known + SINCE_SYNC_ROOM))
+  const { rows, coveredFrom } = await epicsChangedSince(pass.ctx, since, 2, Math.min(100, known + SINCE_SYNC_ROOM), describes(waiting))
   pass.checkAbort()
   // More changed since than a page holds: the other checks.
   if (coveredFrom !== null && Date.parse(coveredFrom) >= Date.parse(since)) return waiting

@@ -35,6 +35,7 @@ import {
   commentFromV3,
   commentsFromV3,
   EPIC_V3_FIELDS,
+  EPIC_V4_FIELDS,
   epicFromV3,
   fileFromV3,
   healthFromV3,
@@ -204,6 +205,12 @@ function withoutNulls(fields: Row): Row {
 /** A v4 list, most recently updated first, archived items too, in pages of 100. */
 const RECENTLY_UPDATED = { order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', limit: 100 } as const
 
+/**
+ * What a conflict check reads of an epic: what an update can change, not its comments and health (most of a
+ * page's bytes); its description only when a change sets one (without it a row has none, so the cached one stays).
+ */
+const EPIC_CHECK_FIELDS = EPIC_V4_FIELDS.filter((f) => f !== 'comments' && f !== 'healths')
+
 /** The earliest moment any of these creates may have been made: when the first left, less the clocks' leeway. */
 const firstSent = (records: OutboxRecord[]) => Math.min(...records.map((r) => r.sentAt ?? r.createdAt)) - RECONCILE_WINDOW_MS
 
@@ -329,16 +336,24 @@ export async function epicsChangedSince(
   since: string,
   maxPages: number,
   pageSize = 100,
+  withDescriptions = true,
 ): Promise<{ rows: Map<number, Row>; coveredFrom: string | null }> {
   const limit = Date.parse(since)
+  const fields = EPIC_CHECK_FIELDS.filter((f) => withDescriptions || f !== 'description').join(',')
   const { items, ended } = await walkList<EpicV4>(
     ctx,
     'epics.list',
-    { ...RECENTLY_UPDATED, limit: pageSize },
+    { ...RECENTLY_UPDATED, limit: pageSize, fields },
     (page) => page.length > 0 && Date.parse(page[page.length - 1].updated_at) >= limit,
     maxPages,
   )
-  const rows = new Map(items.map((e) => [e.id, partialEpicFromV4(e) as Row]))
+  const rows = new Map(
+    items.map((e) => {
+      const row = partialEpicFromV4(e) as Row
+      if (!withDescriptions) delete row.description
+      return [e.id, row]
+    }),
+  )
   // Everything updated at or after coveredFrom was seen (null: everything was).
   const coveredFrom = ended || items.length === 0 ? null : items[items.length - 1].updated_at
   return { rows, coveredFrom }
