@@ -4,7 +4,7 @@
 // so the index follows the sync engine, the outbox and replay wherever they
 // run, without them knowing about search. A write of fewer than 50 rows names
 // its keys; a bigger bulk write, a range delete or a clear only says "this
-// table changed", and the index then rescans that table (see search.ts).
+// table changed", and the index then rescans that table (rescan.ts).
 import Dexie, { type ObservabilitySet } from 'dexie'
 import type { OutpostDb } from '../db.ts'
 import { pointKeys } from '../watch.ts'

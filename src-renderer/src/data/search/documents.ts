@@ -3,6 +3,7 @@
 // and offline deletions are not.
 import type { OutpostDb } from '../db.ts'
 import { applyOverlay, rowsWithOverlays } from '../overlay.ts'
+import { typedId } from '../outbox/kinds.ts'
 import type { EntityId, EntityKind, OverlayRow } from '../types.ts'
 import { markdownText, terms } from './text.ts'
 
@@ -43,6 +44,12 @@ export interface SearchDocument {
 
 export function documentKey(kind: SearchKind, id: EntityId): string {
   return `${kind}:${String(id)}`
+}
+
+/** The typed id of a key: as the cache's table keys it (a number for int kinds, unless local). */
+export function idOfKey(key: string): EntityId {
+  const at = key.indexOf(':')
+  return typedId(key.slice(0, at) as SearchKind, key.slice(at + 1))
 }
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '')

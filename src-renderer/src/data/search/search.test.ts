@@ -538,6 +538,18 @@ describe('rows the sync hands over before storing them', () => {
     expect(ids(search, 'design system tokens')).toEqual(['epic:1'])
   })
 
+  it('takes in the rows a run handed before the search was started (a window whose search opens late)', async () => {
+    const db = openDb()
+    await db.epics.bulkPut(Array.from({ length: 30 }, (_, i) => epic(i + 1, `Backlog item ${i}`)))
+    handRows(db, { kind: 'epic', rows: [{ ...epic(6_000, 'Quarterly review'), partial: true }] })
+    const search = start(db, { sliceMs: 1 })
+    await search.ready
+    await search.settled()
+    expect(ids(search, 'quarterly review')).toEqual(['epic:6000'])
+    expect(search.query('backlog', { limit: 100 })).toHaveLength(30)
+    handedRowsEnded(db)
+  })
+
   it('takes in rows handed while it is being built, and holds them once built', async () => {
     const db = openDb()
     await db.epics.bulkPut(Array.from({ length: 1_200 }, (_, i) => epic(i + 1, `Backlog item ${i}`)))

@@ -1,6 +1,7 @@
 // The titles in the order a query of letters ranks them (shorter, more
 // specific titles first; archived ones weigh less), and the titles by their
-// words: made in runs (idle time weighs a run at a time) merged at the end.
+// words: made in runs (idle time weighs a run at a time) merged at the end,
+// and kept until the index changes.
 import { ARCHIVED_FACTOR } from './ranking.ts'
 import type { SearchDocument } from './documents.ts'
 
@@ -74,3 +75,81 @@ export function mergeRuns(runs: readonly TitleWeight[][]): TitleWeight[] {
 
 /** Every document's title, none weighed yet. */
 export const weighingOf = (documents: Map<string, SearchDocument>): Weighing => ({ runs: [], exact: new Map(), rest: documents.entries() })
+
+/** Work for idle time is done by then even if the window never idles. */
+const IDLE_TIMEOUT_MS = 5_000
+/** Titles weighed and sorted between two looks at the idle period's time left: about a millisecond's work. */
+const WEIGH_SLICE = 1_000
+/** An idle period with less left than this is given back. */
+const IDLE_SLICE_MS = 2
+/**
+ * Slices an idle callback weighs at most. An idle period can last 50 ms, and a callback is a task all the
+ * same: a key pressed meanwhile waits for it.
+ */
+const IDLE_SLICES = 4
+
+/** The titles' order of an index's documents: made in idle time when it can be, else when a query first needs it. */
+export class IdleTitleOrder {
+  /** The order made, until the index changes. */
+  #order: TitleOrder | null = null
+  /** The titles weighed so far in idle time, and the documents left to weigh. */
+  #weighing: Weighing | null = null
+  /** The wait before asking for idle time. */
+  #preparing: ReturnType<typeof setTimeout> | undefined
+
+  constructor(
+    /** What is indexed, by key. */
+    private readonly documents: Map<string, SearchDocument>,
+    /** True while the index is being built or changed (or is gone): idle time then waits. */
+    private readonly busy: () => boolean,
+  ) {}
+
+  /**
+   * Orders the titles while the window is idle, `afterMs` from now unless asked again before: the first
+   * letter typed then does not pay for the sort of every title.
+   */
+  prepareWhenIdle(afterMs: number): void {
+    if (typeof requestIdleCallback !== 'function' || this.#order) return
+    clearTimeout(this.#preparing)
+    this.#preparing = setTimeout(() => requestIdleCallback(this.#weighInIdle, { timeout: IDLE_TIMEOUT_MS }), afterMs)
+  }
+
+  /**
+   * Every title, best ranked by a query of letters first, and the titles by their words: made now from
+   * what idle time has not weighed yet (all of it, if none has), and kept until the index changes.
+   */
+  get(): TitleOrder {
+    if (this.#order) return this.#order
+    const titles = this.#weighing ?? weighingOf(this.documents)
+    weighRun(titles)
+    this.#weighing = null
+    return (this.#order = { order: mergeRuns(titles.runs), exact: titles.exact })
+  }
+
+  /** Drops the order, made or under way: the index changed. */
+  drop(): void {
+    this.#order = null
+    this.#weighing = null
+  }
+
+  dispose(): void {
+    clearTimeout(this.#preparing)
+  }
+
+  /**
+   * Weighs and sorts titles WEIGH_SLICE at a time while the idle period lasts, IDLE_SLICES at most, and
+   * asks for another period for the rest; the last one merges the sorted slices. In one go, weighing and
+   * sorting every title would be a long task.
+   */
+  #weighInIdle = (deadline: IdleDeadline): void => {
+    if (this.busy() || this.#order) return
+    this.#weighing ??= weighingOf(this.documents)
+    for (let slices = 0; slices < IDLE_SLICES && (slices === 0 || deadline.timeRemaining() > IDLE_SLICE_MS); slices++) {
+      if (!weighRun(this.#weighing, WEIGH_SLICE)) {
+        this.get()
+        return
+      }
+    }
+    requestIdleCallback(this.#weighInIdle, { timeout: IDLE_TIMEOUT_MS })
+  }
+}
