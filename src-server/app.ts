@@ -93,7 +93,8 @@ export function buildApp(options: AppOptions): ApiApp {
       })
     }
     const faults = options.faults()
-    if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs))
+    const latencyMs = faults.latencyMs + (faults.slowPaths?.[req.url.split('?')[0]] ?? 0)
+    if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs))
     if (faults.dropRate > 0 && options.random() < faults.dropRate) {
       reply.hijack()
       req.raw.socket.destroy()

@@ -24,6 +24,15 @@ describe('fault injection', () => {
     service.setFaults({ latencyMs: 0 })
   })
 
+  it('adds latency to the paths named, and refuses a negative one', async () => {
+    service.setFaults({ slowPaths: { '/api/v4/whoami': 150 } })
+    const started = performance.now()
+    expect((await v4Root(service).get('/whoami')).status).toBe(200)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140)
+    expect(() => service.setFaults({ slowPaths: { '/api/v4/whoami': -1 } })).toThrow('slowPaths[/api/v4/whoami] must be 0 or more')
+    service.setFaults({ slowPaths: {} })
+  })
+
   it('answers 503 with the error body at the fail rate, without handling the request', async () => {
     service.setFaults({ failRate: 1 })
     const res = await v4(service).post('/categories', { name: 'Never made' })

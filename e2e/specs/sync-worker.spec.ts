@@ -37,8 +37,9 @@ test('a bootstrap runs in the worker while the epic list is painted, scrolled an
 
 test('every epic is listed, and found by its title, before the cache could store any of them', async ({ service, outpost }) => {
   const page = await outpost.open()
-  // Each answer a little late: the cache is held before the list of every epic comes.
-  service.running.setFaults({ latencyMs: 500 })
+  // Each answer a little late, and the list of every epic (asked for as the token is checked) later still: the
+  // cache is held before it comes.
+  service.running.setFaults({ latencyMs: 500, slowPaths: { '/api/v3/epics': 4_000 } })
   await signIn(page, service)
   // Another page of the same profile holds a read of the cache's epics: the sync's writes to them wait (as
   // they wait behind reads on a busy machine), so what the list and the palette show cannot come from it.
@@ -81,7 +82,7 @@ test('every epic is listed, and found by its title, before the cache could store
   await expect(statusBar(page).getByText(synced)).toHaveCount(0)
 
   await holder.evaluate(() => (window as unknown as { release: () => void }).release())
-  service.running.setFaults({ latencyMs: 0 })
+  service.running.setFaults({ latencyMs: 0, slowPaths: {} })
   await waitForBootstrap(page)
   await expect(page.getByRole('listbox', { name: `Epics, ${await activeEpics(service)} shown` })).toBeVisible()
 })
