@@ -69,6 +69,19 @@ const afterEpicPages = (pages: number, then: () => void) => {
   }
 }
 
+/** A transport whose v3 list of every epic the link cuts: it fails as the gateway does, with `received` of it. */
+const cutList = (received: (list: unknown[]) => unknown[]) => {
+  const transport = countingTransport(world.transport, slowPages)
+  return {
+    ...transport,
+    call: async <T>(...args: Parameters<typeof transport.call>): Promise<T> => {
+      const answer = await transport.call<T>(...args)
+      if (args[0] !== 'epics.v3List') return answer
+      throw new TransportError({ kind: 'network', message: 'The link dropped.', received: received(answer as unknown[]) })
+    },
+  }
+}
+
 describe('resume after an interrupted bootstrap', () => {
   it('resumes after an abort without fetching the list, stored pages or finished kinds again', async () => {
     const db = world.openDb('abort')
@@ -129,19 +142,12 @@ describe('resume after an interrupted bootstrap', () => {
     expect(second.counted.calls.get('epics.v3List')).toBeUndefined()
     await expectComplete(db)
   })
+
   it('resumes a v3 epic list the link cut on its way from the page where it stopped, never asking for it whole again', async () => {
     const db = world.openDb('cut-list')
     const KEPT = 700
     // The link drops with 700 epics of the list come whole (the gateway hands them over with its failure).
-    const first = countingTransport(world.transport, slowPages)
-    const cut: typeof first = {
-      ...first,
-      call: async <T>(...args: Parameters<typeof first.call>): Promise<T> => {
-        const answer = await first.call<T>(...args)
-        if (args[0] !== 'epics.v3List') return answer
-        throw new TransportError({ kind: 'network', message: 'The link dropped.', received: (answer as unknown[]).slice(0, KEPT) })
-      },
-    }
+    const cut = cutList((list) => list.slice(0, KEPT))
     await expect(syncerOf(db, cut).sync()).rejects.toThrow('The link dropped.')
     const list = (await world.transport.call<{ id: number; description: string }[]>('epics.v3List', { fields: ['id'] })).map((e) => e.id)
     expect((await readCheckpoints(db)).get('epicList')).toMatchObject({ bootstrapped: false, done: KEPT })
@@ -170,16 +176,7 @@ describe('resume after an interrupted bootstrap', () => {
   it('asks for the whole list again when its pages do not follow on from the part that came (another order)', async () => {
     const db = world.openDb('cut-list-unordered')
     // What came is not the list's first epics as its pages number them: every other one of them.
-    const first = countingTransport(world.transport, slowPages)
-    const cut: typeof first = {
-      ...first,
-      call: async <T>(...args: Parameters<typeof first.call>): Promise<T> => {
-        const answer = await first.call<T>(...args)
-        if (args[0] !== 'epics.v3List') return answer
-        const received = (answer as unknown[]).filter((_, i) => i % 2 === 1).slice(0, 500)
-        throw new TransportError({ kind: 'network', message: 'The link dropped.', received })
-      },
-    }
+    const cut = cutList((list) => list.filter((_, i) => i % 2 === 1).slice(0, 500))
     await expect(syncerOf(db, cut).sync()).rejects.toThrow('The link dropped.')
     expect((await readCheckpoints(db)).get('epicList')).toMatchObject({ bootstrapped: false, done: 500 })
 
