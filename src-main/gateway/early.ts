@@ -19,29 +19,29 @@ export const earlyKey = (name: OperationName, request: Pick<OperationRequest, 'p
 
 /** Answers asked for early, each taken once, or let go after `keepMs`. */
 export class EarlyAnswers {
-  readonly #answers = new Map<string, { answer: Promise<unknown>; expiry: ReturnType<typeof setTimeout> }>()
+  private readonly answers = new Map<string, { answer: Promise<unknown>; expiry: ReturnType<typeof setTimeout> }>()
 
   constructor(private readonly keepMs = EARLY_KEEP_MS) {}
 
   add(key: string, answer: Promise<unknown>): void {
     // A failure is the taker's to see; one nobody takes is nobody's.
     answer.catch(() => undefined)
-    const expiry = setTimeout(() => this.#answers.delete(key), this.keepMs)
+    const expiry = setTimeout(() => this.answers.delete(key), this.keepMs)
     expiry.unref?.()
-    this.#answers.set(key, { answer, expiry })
+    this.answers.set(key, { answer, expiry })
   }
 
   /** The answer asked early for this call, once; undefined when there is none. */
   take(key: string): Promise<unknown> | undefined {
-    const early = this.#answers.get(key)
+    const early = this.answers.get(key)
     if (!early) return undefined
-    this.#answers.delete(key)
+    this.answers.delete(key)
     clearTimeout(early.expiry)
     return early.answer
   }
 
   clear(): void {
-    for (const { expiry } of this.#answers.values()) clearTimeout(expiry)
-    this.#answers.clear()
+    for (const { expiry } of this.answers.values()) clearTimeout(expiry)
+    this.answers.clear()
   }
 }
