@@ -167,11 +167,14 @@ export class Gateway {
     const opts: CallOptions = options ?? {}
     if (op.multipart) throw new TypeError(`${name} sends files: use upload()`)
     if (op.method === 'GET' && opts.body !== undefined) throw new TypeError(`${name} is a GET and takes no body`)
+    // An answer asked for at sign-in (early.ts) is this call's, once.
     const early = op.method === 'GET' ? this.early?.take(earlyKey(name, opts)) : undefined
-    if (early) {
-      const answer = (await early) as T
-      return opts.fields ? (pickFields(answer, opts.fields) as T) : answer
-    }
+    const answer = early ? ((await early) as T) : await this.send<T>(name, op, opts)
+    return opts.fields ? (pickFields(answer, opts.fields) as T) : answer
+  }
+
+  /** One operation's request, through the pacer and its retries: the service's whole answer. */
+  private send<T>(name: OperationName, op: Operation, opts: CallOptions): Promise<T> {
     const url = this.urlOf(op, fillPath(op.path, opts.params), opts.query)
     const headers: Record<string, string> = { ...this.headersFor(op.api, name), accept: 'application/json', 'accept-encoding': ACCEPT_ENCODING }
     let body: (() => string) | undefined
@@ -180,7 +183,7 @@ export class Gateway {
       headers['content-type'] = 'application/json'
       body = () => json
     }
-    const answer = await this.exchange<T>({
+    return this.exchange<T>({
       what: name,
       method: op.method,
       url,
@@ -192,7 +195,6 @@ export class Gateway {
       accept: (res) => this.readAnswer(res) as Promise<T>,
       salvage: op.method === 'GET' ? (error) => salvagedList(error, opts.fields) : undefined,
     })
-    return opts.fields ? (pickFields(answer, opts.fields) as T) : answer
   }
 
   /**
