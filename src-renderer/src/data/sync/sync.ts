@@ -262,8 +262,7 @@ async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise
     })
     listNewest = newestOf(list)
     listIds = list.map((e) => e.id)
-    // In the list's order: the window then merges them in one pass (a sort of 50,000 there is a long task).
-    ctx.handOver?.({ kind: 'epic', rows: list.map((e) => epicFromListV3(e)).sort(newestOrder) })
+    handEpics(ctx, list)
     const done = { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), since: listNewest, done: list.length, total: list.length }
     const result = await writeEpicList(ctx.db, list, done, known, true)
     written += result.written
@@ -283,6 +282,11 @@ async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise
   return { written: written + walked.written, removed }
 }
 
+/** Epics of the v3 list (whole or part) handed to the window before they are stored (ctx.handOver). */
+const handEpics = (ctx: SyncContext, list: readonly EpicSlimV3[]) =>
+  // In the list's order: the window then merges them in one pass (a sort of 50,000 there is a long task).
+  ctx.handOver?.({ kind: 'epic', rows: list.map((e) => epicFromListV3(e)).sort(newestOrder) })
+
 /** The newest updated_at of a list (null for none). */
 const newestOf = (list: readonly { updated_at: string }[]) =>
   list.reduce<string | null>((newest, e) => (newest === null || e.updated_at > newest ? e.updated_at : newest), null)
@@ -294,7 +298,7 @@ const newestOf = (list: readonly { updated_at: string }[]) =>
  */
 async function keepListPart(ctx: SyncContext, listCp: KindCheckpoint, part: EpicSlimV3[] | undefined): Promise<void> {
   if (!part?.length) return
-  ctx.handOver?.({ kind: 'epic', rows: part.map((e) => epicFromListV3(e)).sort(newestOrder) })
+  handEpics(ctx, part)
   await writeEpicListPart(ctx.db, part, { ...listCp, since: newestOf(part), done: part.length, total: 0 })
   ctx.progress({ kind: 'epicList', phase: 'bootstrap', done: part.length, total: part.length })
 }
@@ -334,7 +338,7 @@ async function listRest(ctx: SyncContext, listCp: KindCheckpoint): Promise<numbe
     (storing = storing.then(async () => {
       for (let part = came.get(next); part; part = came.get(next)) {
         came.delete(next)
-        ctx.handOver?.({ kind: 'epic', rows: part.map((e) => epicFromListV3(e)).sort(newestOrder) })
+        handEpics(ctx, part)
         cp = { ...cp, done: Math.max(cp.done, (next - 1) * LIST_PAGE_SIZE + part.length) }
         written += await writeEpicListPart(ctx.db, part, cp)
         next++
