@@ -216,6 +216,44 @@ describe('local search', () => {
     expect(phrase.map((hit) => `${hit.kind}:${hit.id}`)).toEqual(['epic:3'])
   })
 
+  it('scores a common word only on the documents a narrower word matches, and ranks as if it had scored it everywhere', async () => {
+    const db = openDb()
+    await db.epics.bulkPut(Array.from({ length: 300 }, (_, i) => epic(i + 1, `Release ${i + 1}`, `Shipped with release train ${i % 7}.`)))
+    const whole = start(db)
+    await whole.ready
+    // "release" asked alone first is matched everywhere, and kept for the phrase.
+    expect(whole.query('release')).toHaveLength(20)
+    const kept = whole.query('release 123 train')
+
+    const narrowed = start(db)
+    await narrowed.ready
+    const asked = vi.spyOn(MiniSearch.prototype, 'search')
+    const answer = narrowed.query('release 123 train')
+    // "123" is asked everywhere; "release" and "train" only on what "123" matched.
+    expect(asked.mock.calls.map(([, options]) => options?.boostDocument !== undefined)).toEqual([false, true, true])
+    asked.mockRestore()
+    expect(answer).toEqual(kept)
+    expect(answer.map((hit) => hit.id).sort()).toEqual([123])
+    // Typing back: the words scored on the same documents are not asked for again, only the new one, on those documents.
+    const again = vi.spyOn(MiniSearch.prototype, 'search')
+    expect(ids(narrowed, 'release 123 trai')).toEqual(['epic:123'])
+    expect(
+      again.mock.calls.map(([query, options]) => [JSON.stringify(query).match(/"queries":\["(\w+)"\]/)?.[1], options?.boostDocument !== undefined]),
+    ).toEqual([['trai', true]])
+    again.mockRestore()
+  })
+
+  it('takes a number as typed: a prefix of one, never one a digit off', async () => {
+    const db = openDb()
+    await db.epics.bulkPut([epic(1, 'Epic 2607'), epic(2, 'Epic 2617'), epic(3, 'Epic 26073'), epic(4, 'Epic 607'), epic(5, 'Epik launch')])
+    const search = start(db)
+    await search.ready
+    expect(ids(search, 'epic 2607').sort()).toEqual(['epic:1', 'epic:3'])
+    expect(ids(search, '26073')).toEqual(['epic:3'])
+    // Words keep their typos.
+    expect(ids(search, 'epik 2607').sort()).toEqual(['epic:1', 'epic:3'])
+  })
+
   it('answers a query asked again from memory, the same words however typed, until the index changes', async () => {
     const { db, search } = await seeded()
     const first = search.query('billing ex')

@@ -6,7 +6,7 @@
 // in memory only: a serialised copy is read back in one long task that cannot
 // be sliced (MiniSearch.loadJSON), where a rebuild runs in slices, and a copy
 // on disk could be stale.
-import MiniSearch from 'minisearch'
+import MiniSearch, { type Query } from 'minisearch'
 import type { EntityId } from '../types.ts'
 import { documentKey, type SearchDocument, type SearchKind } from './documents.ts'
 import { isBodyTerm, isStopWord, normaliseTerm, snippet, terms, tokenize } from './text.ts'
@@ -76,6 +76,11 @@ const QUIET_MS = 2_000
  */
 const KEPT_MATCHES = 60_000
 /**
+ * A query word whose matches are at most this many documents narrows the query's others: they are
+ * scored only on those documents (see matchesOfEvery).
+ */
+const NARROWS_AT = 2_000
+/**
  * Answers kept, most recently used last: typing back over a phrase, or asking
  * again what was asked a moment ago (the palette's first letters, a query
  * typed again), costs a lookup.
@@ -88,9 +93,37 @@ interface WordMatch {
   terms: string[]
 }
 
-/** Allowed typos per query term: none for short ones, one, then two (a swap of two letters is two edits). */
+/**
+ * Allowed typos per query term: none for short ones, one, then two (a swap of two letters is two
+ * edits). None in a number: one digit off is another number ("epic 2607" is not "Epic 2617"), and
+ * the numbers of 50,000 titles within two edits of one are hundreds of terms to score.
+ */
 function typosFor(term: string): number | false {
-  return term.length < 4 ? false : term.length < 6 ? 1 : 2
+  return term.length < 4 || /^\d+$/.test(term) ? false : term.length < 6 ? 1 : 2
+}
+
+/** One query word: a prefix or a typo of a title word, a body word. */
+function wordQuery(word: string): Query {
+  return {
+    combineWith: 'OR',
+    queries: [
+      { queries: [word], fields: ['title'], prefix: true, fuzzy: typosFor(word) },
+      { queries: [word], fields: ['body'], prefix: word.length >= BODY_PREFIX_FROM, fuzzy: typosFor(word) },
+    ],
+  }
+}
+
+/**
+ * Query words likeliest to match few documents first: those holding a digit (an id, a number in a
+ * title), then the longer.
+ */
+function byNarrowness(a: string, b: string): number {
+  return Number(/\d/.test(b)) - Number(/\d/.test(a)) || b.length - a.length
+}
+
+function every<T>(items: Iterable<T>, test: (item: T) => boolean): boolean {
+  for (const item of items) if (!test(item)) return false
+  return true
 }
 
 export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalSearch {
@@ -112,6 +145,11 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   const documents = new Map<string, SearchDocument>()
   /** What recent query words matched, most recently used last (see matchesOf); emptied when the index changes. */
   const wordMatches = new Lru<string, Map<string, WordMatch>>(KEPT_MATCHES, (matches) => matches.size)
+  /**
+   * The current query's words scored on a few documents only (matchesAmong), by word: the next
+   * keystroke's candidates are most often among the same few ("epic 26073" after "epic 2607").
+   */
+  const narrowMatches = new Map<string, { among: ReadonlyMap<string, unknown>; matches: Map<string, WordMatch> }>()
   /** Recent answers by what was asked (the query's words and the options), most recently used last; emptied when the index changes. */
   const answers = new Lru<string, readonly SearchResult[]>(KEPT_ANSWERS)
   let version = 0
@@ -123,6 +161,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
   /** Drops what was worked out from the index: it changed. */
   function forget(): void {
     wordMatches.clear()
+    narrowMatches.clear()
     titleOrder.drop()
     answers.clear()
   }
@@ -183,7 +222,7 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     } else {
       // Every word must match (AND). What MiniSearch's AND would score: the sum of each word's
       // relevance, times the number of distinct words.
-      wordMaps = indexed.map(matchesOf)
+      wordMaps = matchesOfEvery(indexed)
       const [fewest, ...others] = [...wordMaps].sort((a, b) => a.size - b.size)
       for (const [key, first] of fewest) {
         let relevance = first.score
@@ -223,16 +262,57 @@ export function createSearch(db: OutpostDb, options: SearchOptions = {}): LocalS
     const kept = wordMatches.get(word)
     if (kept) return kept
     const found = new Map<string, WordMatch>()
-    const hits = index.search({
-      combineWith: 'OR',
-      queries: [
-        { queries: [word], fields: ['title'], prefix: true, fuzzy: typosFor(word) },
-        { queries: [word], fields: ['body'], prefix: word.length >= BODY_PREFIX_FROM, fuzzy: typosFor(word) },
-      ],
-    })
+    const hits = index.search(wordQuery(word))
     for (const hit of hits) found.set(hit.id as string, { score: hit.score, terms: hit.terms })
     // The least recently used go first; the word just asked for stays, however many it matched.
     wordMatches.set(word, found)
+    return found
+  }
+
+  /**
+   * Each word's matches, for a query that needs every word (AND). The kept ones are used as they
+   * are; the others are asked for one by one, the likeliest narrowest first. Once a word matches
+   * few documents (NARROWS_AT), the words left are scored on those documents only, with the same
+   * scores: "seeded epic 3495" scores "seeded" and "epic" on the few dozen documents "3495"
+   * matches, not on every epic. Only whole matches are kept for the next keystrokes.
+   */
+  function matchesOfEvery(words: readonly string[]): Map<string, WordMatch>[] {
+    const found = new Map<string, Map<string, WordMatch>>()
+    let narrowest: Map<string, WordMatch> | undefined
+    const narrower = (matches: Map<string, WordMatch>) => {
+      if (!narrowest || matches.size < narrowest.size) narrowest = matches
+    }
+    for (const word of words) {
+      const kept = wordMatches.get(word)
+      if (!kept) continue
+      found.set(word, kept)
+      narrower(kept)
+    }
+    for (const word of narrowMatches.keys()) if (!words.includes(word)) narrowMatches.delete(word)
+    for (const word of words.filter((word) => !found.has(word)).sort(byNarrowness)) {
+      if (narrowest && narrowest.size <= NARROWS_AT) {
+        found.set(word, matchesAmong(word, narrowest))
+      } else {
+        const matches = matchesOf(word)
+        found.set(word, matches)
+        narrower(matches)
+      }
+    }
+    return words.map((word) => found.get(word)!)
+  }
+
+  /**
+   * The documents among `candidates` one query word matches, scored as matchesOf would (a falsy
+   * boost leaves a document out before it is scored). Kept while the query narrows: a superset of
+   * the candidates' matches serves an intersection as well.
+   */
+  function matchesAmong(word: string, candidates: ReadonlyMap<string, unknown>): Map<string, WordMatch> {
+    const kept = narrowMatches.get(word)
+    if (kept && every(candidates.keys(), (key) => kept.among.has(key))) return kept.matches
+    const found = new Map<string, WordMatch>()
+    const hits = index.search(wordQuery(word), { boostDocument: (key) => (candidates.has(key as string) ? 1 : 0) })
+    for (const hit of hits) found.set(hit.id as string, { score: hit.score, terms: hit.terms })
+    narrowMatches.set(word, { among: candidates, matches: found })
     return found
   }
 
