@@ -7,8 +7,9 @@
 // the app does (createSearch), then types 200 keystrokes of typical queries,
 // applies a single edit, a 100-doc sync page and an offline create; then the
 // epic list's own part of the interface benchmark's epic keystrokes (its filter
-// and the index) over 10,000 epics named as that benchmark seeds them. It
-// prints a table and one JSON line per figure.
+// and the index) over as many epics as that benchmark seeds (10,000;
+// BENCH_SCALE=5: 50,000), named as it names them. It prints a table and one
+// JSON line per figure.
 import { IDBKeyRange, indexedDB } from 'fake-indexeddb'
 import os from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
@@ -19,7 +20,7 @@ import { createSearch } from '../src-renderer/src/data/search/index.ts'
 import { applyFilters, asksIndex, INDEX_LIMIT, type EpicFilters } from '../src-renderer/src/features/epics/epic-filter.ts'
 import { scoresOf } from '../src-renderer/src/features/lookup.ts'
 import type { CachedComment, CachedDoc, CachedEpic, CachedFile } from '../src-renderer/src/data/types.ts'
-import { epicPhrases } from './harness.ts'
+import { epicPhrases, workspaceSize } from './harness.ts'
 import { percentile, report, type Figure } from './report.ts'
 
 const EPICS = 10_000
@@ -27,6 +28,8 @@ const DOCS = 2_000
 const COMMENTS = 500
 const FILES = 200
 const KEYSTROKES = 200
+/** The epic list's part: the interface benchmark's workspace size (BENCH_SCALE=5: 50,000 epics). */
+const LIST_EPICS = workspaceSize().epics
 
 // ---- deterministic text -------------------------------------------------------------------
 
@@ -370,18 +373,18 @@ async function main(): Promise<void> {
 
 /**
  * The epic list's own part of a keystroke in the interface benchmark: its filter and, for a
- * misspelt word, the search index, over 10,000 epics named as the benchmark's service seeds them
- * ("Epic N", "Seeded epic N."), typing the same kinds of phrases, letter by letter. The rest of
+ * misspelt word, the search index, over as many epics as that benchmark's service seeds (BENCH_SCALE),
+ * named as it names them ("Epic N", "Seeded epic N."), typing the same kinds of phrases, letter by letter. The rest of
  * such a keystroke is the rows' updates and the browser's frame.
  */
 async function epicListKeystrokes(): Promise<void> {
   const db = new OutpostDb('bench-epic-list', { indexedDB, IDBKeyRange })
   await db.open()
-  const epics = Array.from({ length: EPICS }, (_, i) => ({ ...epic(i + 1), name: `Epic ${i + 1}`, description: `Seeded epic ${i + 1}.`, archived: false }))
+  const epics = Array.from({ length: LIST_EPICS }, (_, i) => ({ ...epic(i + 1), name: `Epic ${i + 1}`, description: `Seeded epic ${i + 1}.`, archived: false }))
   await db.epics.bulkPut(epics)
   const search = createSearch(db)
   await search.ready
-  const phrases = epicPhrases(random, EPICS, 8)
+  const phrases = epicPhrases(random, LIST_EPICS, 8)
   const filters: EpicFilters = { query: '', states: [], owners: [], teams: [], objectives: [], archived: 'active', sort: 'updated', dir: 'desc' }
   const keystroke = (query: string) =>
     applyFilters(
@@ -407,7 +410,7 @@ async function epicListKeystrokes(): Promise<void> {
     'epic list keystroke p50 (filter and index)',
     percentile(measured, 50),
     'ms',
-    `${measured.length} keystrokes of the interface benchmark's epic phrases over ${EPICS} epics named as seeded`,
+    `${measured.length} keystrokes of the interface benchmark's epic phrases over ${LIST_EPICS} epics named as seeded`,
   )
   record(
     'epic list keystroke p95 (filter and index)',

@@ -104,11 +104,15 @@ function typosFor(term: string): number | false {
 
 /** One query word: a prefix or a typo of a title word, a body word. */
 function wordQuery(word: string): Query {
+  const fuzzy = typosFor(word)
+  // Matched alike in both fields: one query, whose fields are scored in one pass, where two queries'
+  // answers would be merged document by document after.
+  if (word.length >= BODY_PREFIX_FROM) return { queries: [word], fields: ['title', 'body'], prefix: true, fuzzy }
   return {
     combineWith: 'OR',
     queries: [
-      { queries: [word], fields: ['title'], prefix: true, fuzzy: typosFor(word) },
-      { queries: [word], fields: ['body'], prefix: word.length >= BODY_PREFIX_FROM, fuzzy: typosFor(word) },
+      { queries: [word], fields: ['title'], prefix: true, fuzzy },
+      { queries: [word], fields: ['body'], prefix: false, fuzzy },
     ],
   }
 }
