@@ -20,10 +20,22 @@ export const earlyKey = (name: OperationName, request: Pick<OperationRequest, 'p
 /** Answers asked for early, each taken once, or let go after `keepMs`. */
 export class EarlyAnswers {
   private readonly answers = new Map<string, { answer: Promise<unknown>; expiry: ReturnType<typeof setTimeout> }>()
+  /**
+   * Every request the sign-in made for the account (these lists and its token check), settled or not:
+   * they count in the account's rate-limit window, which its gateway's pacer keeps (pacer.ts `track`).
+   */
+  readonly requests: Promise<unknown>[] = []
 
   constructor(private readonly keepMs = EARLY_KEEP_MS) {}
 
+  /** A request of the sign-in that answers no call (the token check). */
+  spent(request: Promise<unknown>): void {
+    request.catch(() => undefined)
+    this.requests.push(request)
+  }
+
   add(key: string, answer: Promise<unknown>): void {
+    this.requests.push(answer)
     // A failure is the taker's to see; one nobody takes is nobody's.
     answer.catch(() => undefined)
     const expiry = setTimeout(() => this.answers.delete(key), this.keepMs)

@@ -154,6 +154,7 @@ export class Gateway {
     this.onReachability = options.onReachability
     this.maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES
     this.early = options.early
+    for (const request of options.early?.requests ?? []) this.pacer.track(request)
   }
 
   /** Requests waiting for their turn (rate limit, concurrency or a 429 pause). */

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { Lane, OperationName } from '../../src-shared/api/operations.ts'
 import type { RunningService } from '../../src-server/index.ts'
 import { testService } from '../../testing/service.ts'
+import { EARLY_LISTS, EarlyAnswers, earlyKey } from './early.ts'
 import { Gateway } from './gateway.ts'
 
 interface Watched {
@@ -104,6 +105,28 @@ describe('gateway pacing', () => {
     await gateway.call('files.list', { lane: 'user-read' })
     await Promise.all(sync)
     expect(arrivals.find((a) => a.url === '/api/v3/files')!.at - userSent).toBeLessThan(100)
+  })
+
+  it("counts a sign-in's requests (its token check and the lists asked early) in the account's window: a burst after them meets no 429", async () => {
+    const { service, answers, arrivals } = await watchedService({ seed: 'demo', rateLimit: LIMIT })
+    const started = performance.now()
+    // The sign-in's own gateway asks for the lists while the token is checked, as CurrentGateway.askEarly does.
+    const signIn = gatewayFor(service, { rateLimit: LIMIT })
+    const early = new EarlyAnswers()
+    early.spent(signIn.call('whoami'))
+    for (const name of EARLY_LISTS) early.add(earlyKey(name), signIn.call(name))
+    const gateway = gatewayFor(service, { rateLimit: LIMIT, concurrency: 2 * LIMIT.max, early })
+    await Promise.all(Array.from({ length: LIMIT.max }, () => gateway.call('member', { lane: 'sync' })))
+    expect(answers.filter((a) => a.status === 429)).toEqual([])
+    expect(arrivals).toHaveLength(LIMIT.max + 3)
+    expect(
+      busiestWindow(
+        arrivals.map((a) => a.at),
+        LIMIT.windowMs,
+      ),
+    ).toBeLessThanOrEqual(LIMIT.max)
+    // The sync's burst took what the sign-in left of the first window, less the user's reserve.
+    expect(arrivals.filter((a) => a.at < started + LIMIT.windowMs)).toHaveLength(LIMIT.max - 1)
   })
 
   it("keeps the last of the window for the user: a sync burst takes the limit less 5%, the user's request the rest", async () => {

@@ -20,6 +20,8 @@ export interface CurrentGatewayOptions {
 
 /** The lists asked for at a sign-in, while its token is checked: kept for the account it adds, or dropped. */
 export interface EarlyAsk {
+  /** Another request of the sign-in (its token check): it counts in the account's window too. */
+  spent(request: Promise<unknown>): void
   keepFor(accountId: string): void
   drop(): void
 }
@@ -91,6 +93,7 @@ export class CurrentGateway {
     })
     void Promise.allSettled(asked).then(() => asking.close())
     return {
+      spent: (request) => answers.spent(request),
       keepFor: (accountId) => {
         this.early?.answers.clear()
         this.early = { accountId, answers }

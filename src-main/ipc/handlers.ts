@@ -216,7 +216,10 @@ export function createHandlers(deps: HandlerDeps): HandlerTable {
       const early = deps.gateway.askEarly?.(baseUrl, token)
       let account: Account
       try {
-        account = await deps.accounts.addAccount(baseUrl, token)
+        const adding = deps.accounts.addAccount(baseUrl, token)
+        // Its token check is a request of the account's too.
+        early?.spent(adding)
+        account = await adding
       } catch (error) {
         early?.drop()
         throw error
