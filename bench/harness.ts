@@ -75,9 +75,13 @@ export interface Traffic {
   bytes: number
   /** Requests by route ("GET /api/v4/demo/epics", ids as {id}). */
   routes: Map<string, number>
+  /** Each request as it arrived: when (this process's performance.now()), its method and its path. */
+  arrivals: { at: number; method: string; path: string }[]
 }
 
 export interface Recording {
+  /** What is counted so far, as it is counted. */
+  readonly traffic: Traffic
   /** Stops counting and returns what was counted. */
   stop(): Traffic
 }
@@ -101,6 +105,7 @@ export async function startBenchService(seed: { epics: number; docs: number; fil
     const traffic = recordings.get(presentedToken(req) ?? '')
     if (!traffic) return
     traffic.requests++
+    traffic.arrivals.push({ at: performance.now(), method: req.method ?? '', path: (req.url ?? '').split('?')[0] })
     const route = routeOf(req)
     traffic.routes.set(route, (traffic.routes.get(route) ?? 0) + 1)
     // One request at a time per connection (no pipelining): what the socket wrote meanwhile is this answer.
@@ -117,9 +122,10 @@ export async function startBenchService(seed: { epics: number; docs: number; fil
     service,
     record(token) {
       if (recordings.has(token)) throw new Error('This token is already being recorded')
-      const traffic: Traffic = { requests: 0, rateLimited: 0, bytes: 0, routes: new Map() }
+      const traffic: Traffic = { requests: 0, rateLimited: 0, bytes: 0, routes: new Map(), arrivals: [] }
       recordings.set(token, traffic)
       return {
+        traffic,
         stop: () => {
           recordings.delete(token)
           return traffic

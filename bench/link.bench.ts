@@ -22,11 +22,18 @@
 //       sign-in, back 10 s later; its bytes against the clean sign-in's;
 //   (d) on the metered link, the data layer: a usual sync after 50 changes made
 //       elsewhere (25 epics, 15 docs, 10 files), and a replay of 100 epic updates
-//       and 10 creates queued offline, against the least requests and bytes.
+//       and 10 creates queued offline, against the least requests and bytes;
+//   (e) the app's sign-in again, a person using it while its walk runs (from
+//       usable to "Synced"): an epic opened every 3 s, every other one
+//       renamed; each timed to its requests' arrival at the service.
+//
+// With the real limit (BENCH_WINDOW_MS=60000), each sign-in to Synced stands
+// beside the limit's floor: the least time the fewest requests take when no
+// window may hold more than 200 of them.
 //
 // Run: npm run build && npm run bench link
 // Knobs: BENCH_ROUNDS (3), BENCH_LINKS (loopback,train,metered), BENCH_LINK_PARTS
-// (app,peer,drop,incremental,replay), BENCH_SCALE, BENCH_WINDOW_MS (harness.ts),
+// (app,peer,drop,incremental,replay; user for (e)), BENCH_SCALE, BENCH_WINDOW_MS (harness.ts),
 // E2E_RENDERER_DIR (another build).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -51,9 +58,11 @@ import { gatewayTransport } from '../testing/gateway-transport.ts'
 import { v3, v4 } from '../testing/service.ts'
 import { launch, probesOf } from './browser.ts'
 import {
+  describeLimit,
   describeRoutes,
   emptyWindow,
   held,
+  leastTimeFor,
   measured,
   RATE_LIMIT,
   ROUNDS,
@@ -62,9 +71,10 @@ import {
   startBenchService,
   workspaceSize,
   type BenchService,
+  type Traffic,
 } from './harness.ts'
 import { linkFloorData, linkFloorMs, longestChain, type LinkFloorData } from './link-floor.ts'
-import { median, report, type Figure } from './report.ts'
+import { median, percentile, report, type Figure } from './report.ts'
 import { describeProfile, LINK_PROFILES, startShapedLink, type LinkProfile, type ShapedLink } from './shaped-link.ts'
 
 const SIZE = workspaceSize()
@@ -255,10 +265,70 @@ async function usableAt(page: Page, epics: number, docs: number, titles: string[
 interface AppRun extends LinkRun {
   /** (c): the link's bytes down when it was cut, and the requests the service saw (once each). */
   cutAt?: number
+  /** (e): requests the service answered 429. */
+  rateLimited: number
+  /** (e): how long the person's own requests waited while the walk ran (ms). */
+  waits?: UserWaits
+}
+
+// ---- (e) the person using the app while the walk runs -----------------------------------------
+
+/** How often the person opens an epic while the walk runs (ms); every other one is renamed too. */
+const USER_EVERY_MS = 3_000
+/** A request the person's action makes that has not reached the service in this long is counted as this long. */
+const USER_WAIT_CAP_MS = 60_000
+
+interface UserWaits {
+  /** From going to an epic to the service receiving the last of the 4 requests its detail makes (refresh.ts). */
+  opened: number[]
+  /** From pressing Enter on a new name to the service receiving the write. */
+  renamed: number[]
+}
+
+/**
+ * The person, from usable until Synced: every USER_EVERY_MS an epic not opened before is opened (its
+ * detail asks for the epic, its health, its docs and its stories: the user's read lane), and every other
+ * one renamed (the outbox's write: the user's write lane). Each is timed to its requests' arrival at
+ * the service, which the meter notes.
+ */
+async function useWhileWalking(page: Page, service: RunningService, traffic: Traffic, walking: () => boolean, random: () => number): Promise<UserWaits> {
+  const waits: UserWaits = { opened: [], renamed: [] }
+  // Each epic once: one opened again may be answered from what its first opening fetched.
+  const ids = sample(service.ctx.col('epic' as never).ids({ orderBy: 'updated_at', archived: false }) as number[], 1_000, random)
+  const arrivedAfter = async (from: number, count: number, matches: (arrival: Traffic['arrivals'][number]) => boolean): Promise<number> => {
+    for (;;) {
+      const seen = traffic.arrivals.filter((a) => a.at >= from && matches(a))
+      if (seen.length >= count) return Math.max(...seen.slice(0, count).map((a) => a.at)) - from
+      if (performance.now() - from > USER_WAIT_CAP_MS) return USER_WAIT_CAP_MS
+      await sleep(10)
+    }
+  }
+  for (let n = 0; walking() && n < ids.length; n++) {
+    const began = performance.now()
+    const id = ids[n]
+    const opened = performance.now()
+    await page.evaluate((id) => (location.hash = `#/epics/${id}`), id)
+    waits.opened.push(await arrivedAfter(opened, 4, (a) => a.method === 'GET' && new RegExp(`/epics/${id}(/|$)`).test(a.path)))
+    if (n % 2 === 1) {
+      const name = page.getByRole('textbox', { name: 'Epic name' })
+      await name.waitFor()
+      await name.fill(`${await name.inputValue()} ·`)
+      const renamed = performance.now()
+      await name.press('Enter')
+      waits.renamed.push(await arrivedAfter(renamed, 1, (a) => a.method !== 'GET'))
+    }
+    await sleep(Math.max(0, USER_EVERY_MS - (performance.now() - began)))
+  }
+  return waits
 }
 
 /** A person signs in to the workspace through a fresh link, in a fresh browser and host; until "Synced". */
-async function appSignIn(bench: BenchService, profile: LinkProfile, rendererDir: string, drop?: { atDown: number; forMs: number }): Promise<AppRun> {
+async function appSignIn(
+  bench: BenchService,
+  profile: LinkProfile,
+  rendererDir: string,
+  { drop, user }: { drop?: { atDown: number; forMs: number }; user?: () => number } = {},
+): Promise<AppRun> {
   const { service } = bench
   const link = await startShapedLink(service.baseUrl, profile)
   const folder = mkdtempSync(join(os.tmpdir(), 'outpost-link-app-'))
@@ -293,12 +363,19 @@ async function appSignIn(bench: BenchService, profile: LinkProfile, rendererDir:
     await page.getByRole('button', { name: 'Sign in' }).click()
     const usable = usableAt(page, c.epics, c.docs, lastWalked(service))
     usable.catch(() => undefined)
-    await page
+    const synced = page
       .getByRole('contentinfo', { name: 'Status' })
       .getByText(/^Synced (just now|\d)/)
       .waitFor({ timeout: SIGN_IN_TIMEOUT_MS })
+    let walking = true
+    // (e) The person starts once the app is usable: every epic is listed then.
+    const using = user ? usable.then(() => useWhileWalking(page, service, recording.traffic, () => walking, user)) : undefined
+    using?.catch(() => undefined)
+    await synced
+    walking = false
     const syncedMs = performance.now() - started
     const bytes = link.bytes()
+    const waits = await using
     const traffic = recording.stop()
     const usableMs = (await usable) - pageStart
     if (process.env.BENCH_LINK_TIMELINE) {
@@ -329,6 +406,8 @@ async function appSignIn(bench: BenchService, profile: LinkProfile, rendererDir:
       routes: traffic.routes,
       complete: true,
       cutAt,
+      rateLimited: traffic.rateLimited,
+      ...(waits ? { waits } : {}),
     }
   } finally {
     clearInterval(watch)
@@ -463,6 +542,8 @@ async function replayQueued(bench: BenchService, client: PeerClient, link: Shape
 interface Round {
   floor: LinkFloorData
   app: AppRun[]
+  /** (e): the app's sign-in with a person using it while the walk runs. */
+  user: AppRun[]
   peer: LinkRun[]
   drop?: AppRun
   clean?: AppRun
@@ -480,13 +561,19 @@ async function round(index: number, rendererDir: string): Promise<Round> {
     )
   try {
     const floor = await linkFloorData(bench.service)
-    const result: Round = { floor, app: [], peer: [] }
+    const result: Round = { floor, app: [], user: [], peer: [] }
     for (const profile of PROFILES) {
       if (PARTS.has('app')) {
         await emptyWindow()
         const run = await appSignIn(bench, profile, rendererDir)
         said('the app', run)
         result.app.push(run)
+      }
+      if (PARTS.has('user')) {
+        await emptyWindow()
+        const run = await appSignIn(bench, profile, rendererDir, { user: random })
+        said('the app, a person using it meanwhile,', run)
+        result.user.push(run)
       }
       const wantsPeer = PARTS.has('peer') || (profile.name === 'metered' && (PARTS.has('incremental') || PARTS.has('replay')))
       if (!wantsPeer) continue
@@ -520,7 +607,7 @@ async function round(index: number, rendererDir: string): Promise<Round> {
       const clean = result.app.find((r) => r.profile === 'train') ?? (await appSignIn(bench, train, rendererDir))
       await emptyWindow()
       result.clean = clean
-      result.drop = await appSignIn(bench, train, rendererDir, { atDown: clean.down / 2, forMs: DROP_MS })
+      result.drop = await appSignIn(bench, train, rendererDir, { drop: { atDown: clean.down / 2, forMs: DROP_MS } })
       said('the app, the link cut at half its bytes', result.drop)
     }
     return result
@@ -561,6 +648,17 @@ async function main(): Promise<void> {
     const named = `${profile.name}, ${who}`
     const against = (ms: number) => (profile.rttMs > 0 ? `${(ms / floorMs).toFixed(2)}x the floor` : undefined)
     add(`${named}: sign-in to Synced`, pick((x) => x.syncedMs) / 1000, 's', against(pick((x) => x.syncedMs)))
+    // The rate limit's floor: no window may hold more than `max` of the fewest requests the data needs.
+    const limitMs = leastTimeFor(floor.requests)
+    if (limitMs > 0)
+      add(
+        `${named}: sign-in to Synced against the rate limit's floor`,
+        pick((x) => x.syncedMs) / limitMs,
+        'x',
+        `the floor ${(limitMs / 1000).toFixed(0)} s: the ${floor.requests} fewest requests, no ${RATE_LIMIT.windowMs / 1000} s holding more than ${RATE_LIMIT.max}; ` +
+          `${(leastTimeFor(pick((x) => x.requests)) / 1000).toFixed(0)} s for the ${pick((x) => x.requests)} made; ${pick((x) => (x as Partial<AppRun>).rateLimited ?? 0)} answered 429; goal: at most 1.15x`,
+      )
+
     if (of(rounds[0])?.usableMs !== undefined) {
       add(`${named}: sign-in to the first epic rows`, pick((x) => x.firstRowMs ?? Number.NaN) / 1000, 's')
       add(
@@ -583,6 +681,28 @@ async function main(): Promise<void> {
       add(`${profile.name} (${describeProfile(profile)}): the floor`, med((r) => linkFloorMs(r.floor, profile)) / 1000, 's', 'max(G/B, C x RTT) + RTT')
     if (PARTS.has('app')) describe((r) => r.app.find((a) => a.profile === profile.name), profile, 'the app')
     if (PARTS.has('peer')) describe((r) => r.peer.find((a) => a.profile === profile.name), profile, 'the data layer alone')
+    if (PARTS.has('user')) {
+      const runs = rounds.map((r) => r.user.find((a) => a.profile === profile.name)!)
+      const named = `${profile.name}, the app with a person using it`
+      add(
+        `${named}: sign-in to Synced`,
+        median(runs.map((run) => run.syncedMs)) / 1000,
+        's',
+        `${median(runs.map((run) => run.requests))} requests (${describeRoutes(runs[0].routes, 8)}); ${median(runs.map((run) => run.rateLimited))} answered 429`,
+      )
+      for (const [kind, what] of [
+        ['opened', 'an epic opened: to its 4 requests at the service'],
+        ['renamed', 'an epic renamed: to its write at the service'],
+      ] as const) {
+        const all = runs.flatMap((run) => run.waits?.[kind] ?? [])
+        add(
+          `${named}: ${what}, p95`,
+          percentile(all, 95),
+          'ms',
+          `${all.length} of them, one every ${USER_EVERY_MS / 1000} s from usable to Synced; median ${percentile(all, 50).toFixed(0)} ms, slowest ${Math.max(...all).toFixed(0)} ms; goal: at most 1 s`,
+        )
+      }
+    }
   }
   if (rounds[0].drop) {
     const d = (pick: (r: Round) => number) => med(pick)
@@ -636,7 +756,7 @@ async function main(): Promise<void> {
     )
   }
   report(
-    `The first sync on a shaped link: ${SIZE.epics} epics, ${SIZE.docs} docs, ${SIZE.files} files; rate limit of the bootstrap benchmark; median of ${ROUNDS} rounds (load average ${os.loadavg()[0].toFixed(2)} on ${os.availableParallelism()} cores)`,
+    `The first sync on a shaped link: ${SIZE.epics} epics, ${SIZE.docs} docs, ${SIZE.files} files; rate limit ${describeLimit()}; median of ${ROUNDS} rounds (load average ${os.loadavg()[0].toFixed(2)} on ${os.availableParallelism()} cores)`,
     figures,
   )
 }
