@@ -129,30 +129,6 @@ describe('Pacer', () => {
     expect(turns).toHaveLength(5)
   })
 
-  it("leaves the user, beyond the reserve, as many of the window's requests as the user's lanes have in it", async () => {
-    // Time stands still: nothing leaves the window, so what each lane gets of it is what is counted.
-    const still = { clock: () => 1_000_000, sleep: () => new Promise<void>(() => undefined) }
-    const options = { max: 20, windowMs: 1000, marginMs: 0, concurrency: 100, reserve: { slots: 0, requests: 2 }, ...still }
-    const burst = async (pacer: Pacer) => {
-      const granted: Turn[] = []
-      for (let i = 0; i < 30; i++) void pacer.admit('sync').then((turn) => granted.push(turn))
-      await flush()
-      return granted
-    }
-    // No user: a sync's burst takes all of the window but the reserve.
-    expect(await burst(new Pacer(options))).toHaveLength(18)
-
-    // A person opened something meanwhile (5 requests): the sync leaves those 5 and 5 more, beyond the reserve.
-    const pacer = new Pacer(options)
-    for (let i = 0; i < 5; i++) (await pacer.admit('user-read')).done()
-    expect(await burst(pacer)).toHaveLength(8)
-    // So the person's next 7 go at once, where only the reserve (2) would otherwise be free.
-    const next = Array.from({ length: 7 }, () => pacer.admit('user-read'))
-    await flush()
-    expect(pacer.waiting).toBe(22)
-    expect(await Promise.all(next)).toHaveLength(7)
-  })
-
   it("counts the requests made before it (a sign-in's) in the window until a window after they are answered", async () => {
     const time = virtualTime()
     const pacer = new Pacer({ max: 10, windowMs: 1000, marginMs: 0, concurrency: 100, ...time })

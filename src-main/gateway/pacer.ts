@@ -10,13 +10,7 @@
 // writes, then user reads, then sync, then prefetch), first come first served
 // within a lane. The background lanes (sync, prefetch) may be kept from the last
 // few slots of the concurrency and of the window (`reserve`), so that the
-// user's own request finds one free however busy a sync is. Beyond the reserve,
-// the background also leaves free as many of the window's requests as the user's
-// own lanes made in it: a sync's burst fills the window, and a slot frees only
-// when a request a window old leaves it, so a person opening one epic after
-// another would otherwise spend the reserve in seconds and then wait for the
-// window to turn. What the user asked in the last window is what they are likely
-// to ask in the next.
+// user's own request finds one free however busy a sync is.
 //
 // Requests this account made elsewhere (a sign-in's token check and lists, made
 // before its gateway) count in the window too (`track`).
@@ -59,10 +53,6 @@ export class Pacer {
   private readonly sleep: (ms: number) => Promise<void>
   /** When each answered request still inside the (widened) window was answered, oldest first. */
   private readonly answered: number[] = []
-  /** The same of the user's lanes' requests alone. */
-  private readonly userAnswered: number[] = []
-  /** The user's lanes' requests in flight. */
-  private userInFlight = 0
   private readonly queues: Record<Lane, Waiter[]> = { 'user-write': [], 'user-read': [], sync: [], prefetch: [] }
   private readonly reserve: { slots: number; requests: number }
   private inFlight = 0
@@ -109,7 +99,7 @@ export class Pacer {
    * now until a window after `answered` settles, as if it had been granted a turn now.
    */
   track(answered: Promise<unknown>): void {
-    const turn = this.turn(this.clock(), false)
+    const turn = this.turn(this.clock())
     void answered.then(turn.done, turn.done)
   }
 
@@ -150,6 +140,7 @@ export class Pacer {
    */
   private waitMs(now: number, max: number): number {
     const horizon = this.windowMs + this.marginMs
+    while (this.answered.length > 0 && this.answered[0] <= now - horizon) this.answered.shift()
     // Requests in flight never leave the window before they are answered.
     const mustLeave = this.inFlight + this.answered.length - max + 1
     if (mustLeave > this.answered.length) return Infinity
@@ -158,41 +149,23 @@ export class Pacer {
     return Math.max(0, until - now)
   }
 
-  /** Lets out of the logs the answers no longer in the (widened) window. */
-  private forget(now: number): void {
-    const since = now - (this.windowMs + this.marginMs)
-    while (this.answered.length > 0 && this.answered[0] <= since) this.answered.shift()
-    while (this.userAnswered.length > 0 && this.userAnswered[0] <= since) this.userAnswered.shift()
+  private logAnswer(at: number): void {
+    let i = this.answered.length
+    while (i > 0 && this.answered[i - 1] > at) i--
+    this.answered.splice(i, 0, at)
   }
 
-  private logAnswer(log: number[], at: number): void {
-    let i = log.length
-    while (i > 0 && log[i - 1] > at) i--
-    log.splice(i, 0, at)
-  }
-
-  /** The user's lanes' requests in the window: answered within it, or in flight. */
-  private get userInWindow(): number {
-    return this.userAnswered.length + this.userInFlight
-  }
-
-  /** A turn granted at `at`, counted in flight until done, then in the window until a window after. */
-  private turn(at: number, user: boolean): Turn {
+  /** A turn granted at `at`, counted in flight until done, then in the window until a window after its answer. */
+  private turn(at: number): Turn {
     this.inFlight++
-    if (user) this.userInFlight++
     let done = false
     return {
       at,
       done: () => {
         if (done) return
         done = true
-        const answeredAt = this.clock()
-        this.logAnswer(this.answered, answeredAt)
+        this.logAnswer(this.clock())
         this.inFlight--
-        if (user) {
-          this.logAnswer(this.userAnswered, answeredAt)
-          this.userInFlight--
-        }
         this.wake()
       },
     }
@@ -215,9 +188,7 @@ export class Pacer {
         if (!lane) break
         const background = (BACKGROUND_LANES as readonly Lane[]).includes(lane)
         const concurrency = background ? Math.max(1, this.concurrency - this.reserve.slots) : this.concurrency
-        this.forget(now)
-        // The background leaves free the reserve, and as many requests as the user's lanes have in the window.
-        const wait = this.waitMs(now, background ? Math.max(1, this.max - this.reserve.requests - this.userInWindow) : this.max)
+        const wait = this.waitMs(now, background ? Math.max(1, this.max - this.reserve.requests) : this.max)
         if (this.inFlight >= concurrency || wait === Infinity) {
           await this.woken()
           continue
@@ -229,7 +200,7 @@ export class Pacer {
         }
         const waiter = this.queues[lane].shift()!
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort)
-        waiter.resolve(this.turn(now, !background))
+        waiter.resolve(this.turn(now))
       }
     } finally {
       this.pumping = false
