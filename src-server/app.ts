@@ -92,9 +92,10 @@ export function buildApp(options: AppOptions): ApiApp {
         'retry-after': String(seconds),
       })
     }
+    const path = req.url.split('?')[0]
+    while (options.faults().heldPaths?.includes(path)) await new Promise((r) => setTimeout(r, 10))
     const faults = options.faults()
-    const latencyMs = faults.latencyMs + (faults.slowPaths?.[req.url.split('?')[0]] ?? 0)
-    if (latencyMs > 0) await new Promise((r) => setTimeout(r, latencyMs))
+    if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs))
     if (faults.dropRate > 0 && options.random() < faults.dropRate) {
       reply.hijack()
       req.raw.socket.destroy()

@@ -4,8 +4,8 @@
 export interface Faults {
   /** Added to every request, in milliseconds. */
   latencyMs: number
-  /** Added besides to the requests of these paths (without the query), in milliseconds: one answer later than the rest. */
-  slowPaths?: Readonly<Record<string, number>>
+  /** Requests of these paths (without the query) wait, unanswered, until the faults no longer name them: one answer held back while a test sets up. */
+  heldPaths?: readonly string[]
   /** Share of requests answered 503 without being handled. */
   failRate: number
   /** Share of requests whose connection is dropped before they are handled. */
@@ -33,6 +33,6 @@ export function validateFaults(f: Faults): Faults {
     if (!(f[key] >= 0 && f[key] <= 1)) throw new Error(`${key} must be between 0 and 1; got ${f[key]}`)
   }
   if (!(f.latencyMs >= 0)) throw new Error(`latencyMs must be 0 or more; got ${f.latencyMs}`)
-  for (const [path, ms] of Object.entries(f.slowPaths ?? {})) if (!(ms >= 0)) throw new Error(`slowPaths[${path}] must be 0 or more; got ${ms}`)
+  for (const path of f.heldPaths ?? []) if (!path.startsWith('/')) throw new Error(`heldPaths: "${path}" is not a path`)
   return f
 }

@@ -24,13 +24,18 @@ describe('fault injection', () => {
     service.setFaults({ latencyMs: 0 })
   })
 
-  it('adds latency to the paths named, and refuses a negative one', async () => {
-    service.setFaults({ slowPaths: { '/api/v4/whoami': 150 } })
-    const started = performance.now()
-    expect((await v4Root(service).get('/whoami')).status).toBe(200)
-    expect(performance.now() - started).toBeGreaterThanOrEqual(140)
-    expect(() => service.setFaults({ slowPaths: { '/api/v4/whoami': -1 } })).toThrow('slowPaths[/api/v4/whoami] must be 0 or more')
-    service.setFaults({ slowPaths: {} })
+  it('holds the requests of the paths named until they are no longer named, answers the others, and refuses what is not a path', async () => {
+    service.setFaults({ heldPaths: ['/api/v4/whoami'] })
+    let answered = false
+    const held = v4Root(service)
+      .get('/whoami')
+      .then((res) => ((answered = true), res))
+    // Another path is answered meanwhile.
+    expect((await v4(service).get('/categories', { query: { limit: 1 } })).status).toBe(200)
+    expect(answered).toBe(false)
+    service.setFaults({ heldPaths: [] })
+    expect((await held).status).toBe(200)
+    expect(() => service.setFaults({ heldPaths: ['whoami'] })).toThrow('heldPaths: "whoami" is not a path')
   })
 
   it('answers 503 with the error body at the fail rate, without handling the request', async () => {

@@ -37,9 +37,9 @@ test('a bootstrap runs in the worker while the epic list is painted, scrolled an
 
 test('every epic is listed, and found by its title, before the cache could store any of them', async ({ service, outpost }) => {
   const page = await outpost.open()
-  // Each answer a little late, and the list of every epic (asked for as the token is checked) later still: the
-  // cache is held before it comes.
-  service.running.setFaults({ latencyMs: 500, slowPaths: { '/api/v3/epics': 4_000 } })
+  // Each answer a little late, and the list of every epic (asked for as the token is checked) held back on the
+  // service until the cache is held.
+  service.running.setFaults({ latencyMs: 500, heldPaths: ['/api/v3/epics'] })
   await signIn(page, service)
   // Another page of the same profile holds a read of the cache's epics: the sync's writes to them wait (as
   // they wait behind reads on a busy machine), so what the list and the palette show cannot come from it.
@@ -69,6 +69,7 @@ test('every epic is listed, and found by its title, before the cache could store
     })
   })
   expect(cachedWhenHeld).toBe(0)
+  service.running.setFaults({ latencyMs: 500, heldPaths: [] })
 
   const active = ((await service.v3().get('/epics')).body as { name: string; archived: boolean }[]).filter((e) => !e.archived)
   await expect(page.getByRole('listbox', { name: `Epics, ${active.length} shown` })).toBeVisible({ timeout: 30_000 })
@@ -82,7 +83,7 @@ test('every epic is listed, and found by its title, before the cache could store
   await expect(statusBar(page).getByText(synced)).toHaveCount(0)
 
   await holder.evaluate(() => (window as unknown as { release: () => void }).release())
-  service.running.setFaults({ latencyMs: 0, slowPaths: {} })
+  service.running.setFaults({ latencyMs: 0 })
   await waitForBootstrap(page)
   await expect(page.getByRole('listbox', { name: `Epics, ${await activeEpics(service)} shown` })).toBeVisible()
 })
