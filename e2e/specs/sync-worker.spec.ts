@@ -37,9 +37,10 @@ test('a bootstrap runs in the worker while the epic list is painted, scrolled an
 
 test('every epic is listed, and found by its title, before the cache could store any of them', async ({ service, outpost }) => {
   const page = await outpost.open()
-  // Each answer a little late, and the list of every epic (asked for as the token is checked) held back on the
-  // service until the cache is held.
-  service.running.setFaults({ latencyMs: 500, heldPaths: ['/api/v3/epics'] })
+  // Each answer a little late; the list of every epic (asked for as the token is checked) and the epic walk's
+  // pages, the two ways epics reach the cache, held back on the service until the cache is held.
+  const epicPaths = ['/api/v3/epics', `/api/v4/${service.running.workspace}/epics`]
+  service.running.setFaults({ latencyMs: 500, heldPaths: epicPaths })
   await signIn(page, service)
   // Another page of the same profile holds a read of the cache's epics: the sync's writes to them wait (as
   // they wait behind reads on a busy machine), so what the list and the palette show cannot come from it.
