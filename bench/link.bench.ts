@@ -265,7 +265,7 @@ async function usableAt(page: Page, epics: number, docs: number, titles: string[
 interface AppRun extends LinkRun {
   /** (c): the link's bytes down when it was cut, and the requests the service saw (once each). */
   cutAt?: number
-  /** (e): requests the service answered 429. */
+  /** Requests the service answered 429. */
   rateLimited: number
   /** (e): how long the person's own requests waited while the walk ran (ms). */
   waits?: UserWaits
@@ -304,7 +304,6 @@ async function useWhileWalking(page: Page, service: RunningService, traffic: Tra
     }
   }
   for (let n = 0; walking() && n < ids.length; n++) {
-    const began = performance.now()
     const id = ids[n]
     const opened = performance.now()
     await page.evaluate((id) => (location.hash = `#/epics/${id}`), id)
@@ -317,7 +316,7 @@ async function useWhileWalking(page: Page, service: RunningService, traffic: Tra
       await name.press('Enter')
       waits.renamed.push(await arrivedAfter(renamed, 1, (a) => a.method !== 'GET'))
     }
-    await sleep(Math.max(0, USER_EVERY_MS - (performance.now() - began)))
+    await sleep(Math.max(0, USER_EVERY_MS - (performance.now() - opened)))
   }
   return waits
 }
