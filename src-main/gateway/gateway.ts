@@ -107,6 +107,8 @@ interface Exchange<T> {
   body?: () => string | Readable
   idempotent: boolean
   lane: Lane
+  /** Requests the caller's run means to make after this one (OperationRequest.ahead). */
+  ahead?: number
   signal?: AbortSignal
   /** Reads a 2xx answer. */
   accept(response: Dispatcher.ResponseData): Promise<T>
@@ -192,6 +194,7 @@ export class Gateway {
       body,
       idempotent: op.idempotent,
       lane: opts.lane ?? (op.kind === 'write' ? 'user-write' : 'user-read'),
+      ahead: opts.ahead,
       signal: opts.signal,
       accept: (res) => this.readAnswer(res) as Promise<T>,
       salvage: op.method === 'GET' ? (error) => salvagedList(error, opts.fields) : undefined,
@@ -313,7 +316,7 @@ export class Gateway {
     let salvaged: unknown[] | undefined
     for (;;) {
       attempts++
-      const turn = await this.pacer.admit(x.lane, x.signal)
+      const turn = await this.pacer.admit(x.lane, x.signal, x.ahead)
       let answer: GatewayError | undefined
       let retryAfter: number | undefined
       let transport: TransportFailure | undefined

@@ -19,6 +19,50 @@ function virtualTime() {
 
 const flush = () => new Promise((r) => setImmediate(r))
 
+/** A clock that moves only when the test says: a sleeper wakes once the test moves the clock past its wake-up. */
+function steppedTime() {
+  let now = 1_000_000
+  let sleepers: { until: number; wake: () => void }[] = []
+  return {
+    start: now,
+    clock: () => now,
+    sleep: (ms: number) => new Promise<void>((wake) => sleepers.push({ until: now + ms, wake })),
+    async to(at: number) {
+      now = at
+      const due = sleepers.filter((s) => s.until <= now)
+      sleepers = sleepers.filter((s) => s.until > now)
+      for (const s of due) s.wake()
+      await flush()
+    },
+  }
+}
+
+/**
+ * A background run of `requests`, all waiting at once, each saying how many come after it (or nothing), and
+ * 5 of the user's reads half a window in (`withUser`). When each was granted, from the start; each is answered at once.
+ */
+async function runBesideUser(requests: number, saysAhead: boolean, withUser = true) {
+  const time = steppedTime()
+  const pacer = new Pacer({ max: 20, windowMs: 1000, marginMs: 0, concurrency: 100, reserve: { slots: 0, requests: 1 }, ...time })
+  const background: number[] = []
+  const user: number[] = []
+  const grant = (into: number[]) => (turn: Turn) => {
+    into.push(turn.at - time.start)
+    turn.done()
+  }
+  const all = Array.from({ length: requests }, (_, i) => pacer.admit('sync', undefined, saysAhead ? requests - 1 - i : undefined).then(grant(background)))
+  await flush()
+  await time.to(time.start + 500)
+  if (withUser) all.push(...Array.from({ length: 5 }, () => pacer.admit('user-read').then(grant(user))))
+  for (let at = 500; background.length + user.length < all.length; at += 250) {
+    if (at > 10000) throw new Error(`stuck: ${background.length} ${user.length} ${pacer.waiting}`)
+    await time.to(time.start + at)
+  }
+  await Promise.all(all)
+  const busiest = Math.max(...background.map((t) => background.filter((s) => s >= t && s < t + 1000).length))
+  return { background, user, busiest }
+}
+
 describe('Pacer', () => {
   it('never lets more than max requests into any window (widened by the margin)', async () => {
     const time = virtualTime()
@@ -147,6 +191,41 @@ describe('Pacer', () => {
     await Promise.all(all)
     expect(sentAt.filter((at) => at === start)).toHaveLength(7)
     expect(Math.min(...sentAt.filter((at) => at !== start))).toBeGreaterThanOrEqual(start + 1000)
+  })
+
+  it('takes, for a background run that says what it still needs, the least share of each window that ends it as soon: the user has the rest', async () => {
+    // 60 requests with 19 of 20 a window for the background: 19, 19, 19 and 3, the last at 3,000 ms.
+    const bursts = await runBesideUser(60, false)
+    expect(bursts.busiest).toBe(19)
+    expect(Math.max(...bursts.background)).toBe(3000)
+    // The user, half a window in, finds the reserve alone: one read goes, the others wait for the window to turn.
+    expect(bursts.user.filter((t) => t === 500)).toHaveLength(1)
+
+    // Told what is ahead: 15 a window (60 in 4 windows) ends at 3,000 ms too, and the user's 5 go at once.
+    // (A window after the user's reads holds one more, the one they kept from the window before.)
+    const shared = await runBesideUser(60, true)
+    expect(shared.background.filter((t) => t === 0)).toHaveLength(15)
+    expect(shared.busiest).toBeLessThanOrEqual(16)
+    expect(Math.max(...shared.background)).toBe(3000)
+    expect(shared.user).toEqual([500, 500, 500, 500, 500])
+  })
+
+  it("keeps to the full share when less would take another turn, and forgets a run's plan a window after its last word", async () => {
+    // 57 requests fill three windows of 19: no less would end them as soon.
+    const full = await runBesideUser(57, true, false)
+    expect(full.busiest).toBe(19)
+    expect(Math.max(...full.background)).toBe(2000)
+
+    const time = steppedTime()
+    const pacer = new Pacer({ max: 20, windowMs: 1000, marginMs: 0, concurrency: 100, reserve: { slots: 0, requests: 1 }, ...time })
+    // A run said 100 more were coming, then stopped after its first request.
+    ;(await pacer.admit('sync', undefined, 100)).done()
+    await time.to(time.start + 2500)
+    const grantedAt: number[] = []
+    const next = Array.from({ length: 19 }, () => pacer.admit('prefetch').then((turn) => (grantedAt.push(turn.at - time.start), turn.done())))
+    await flush()
+    await Promise.all(next)
+    expect(grantedAt).toEqual(Array(19).fill(2500))
   })
 
   it('drops a waiting request when its signal aborts, and refuses everything once closed', async () => {

@@ -14,6 +14,14 @@
 //
 // Requests this account made elsewhere (a sign-in's token check and lists, made
 // before its gateway) count in the window too (`track`).
+//
+// A background request may say how many more its run means to make (`ahead`:
+// a first sync's walk knows its pages once it knows the list's size). The
+// background then takes no more of a window than the least share that still
+// ends its run after as many turns of the window as it would at the full
+// share: a walk of 600 requests at 200 a minute, 190 for the background, needs
+// three turns either way, so it takes 150 a window and leaves 50 to the user
+// in every window, where it would burst 190 and leave the reserve alone.
 import { BACKGROUND_LANES, LANES, type Lane } from '../../src-shared/api/operations.ts'
 
 export interface PacerOptions {
@@ -36,6 +44,12 @@ export interface Turn {
   done(): void
 }
 
+/** What the background's run said it still means to make: its requests not yet asked for, and when it said so. */
+interface Plan {
+  ahead: number
+  at: number
+}
+
 interface Waiter {
   lane: Lane
   resolve(turn: Turn): void
@@ -43,6 +57,8 @@ interface Waiter {
   signal?: AbortSignal
   onAbort?: () => void
 }
+
+const isBackground = (lane: Lane) => (BACKGROUND_LANES as readonly Lane[]).includes(lane)
 
 export class Pacer {
   readonly max: number
@@ -53,6 +69,10 @@ export class Pacer {
   private readonly sleep: (ms: number) => Promise<void>
   /** When each answered request still inside the (widened) window was answered, oldest first. */
   private readonly answered: number[] = []
+  /** The same of the background lanes' requests alone. */
+  private readonly backgroundAnswered: number[] = []
+  private backgroundInFlight = 0
+  private plan: Plan | undefined
   private readonly queues: Record<Lane, Waiter[]> = { 'user-write': [], 'user-read': [], sync: [], prefetch: [] }
   private readonly reserve: { slots: number; requests: number }
   private inFlight = 0
@@ -73,10 +93,14 @@ export class Pacer {
     this.reserve = { slots: Math.max(0, Math.floor(options.reserve?.slots ?? 0)), requests: Math.max(0, Math.floor(options.reserve?.requests ?? 0)) }
   }
 
-  /** Waits for this request's turn. Rejects with the signal's reason if aborted while waiting. */
-  admit(lane: Lane, signal?: AbortSignal): Promise<Turn> {
+  /**
+   * Waits for this request's turn. Rejects with the signal's reason if aborted while waiting. `ahead`: of a
+   * background request, how many more its run means to make after it (see the file's head).
+   */
+  admit(lane: Lane, signal?: AbortSignal, ahead?: number): Promise<Turn> {
     if (this.closedWith !== undefined) return Promise.reject(this.closedWith)
     if (signal?.aborted) return Promise.reject(signal.reason)
+    if (ahead !== undefined && isBackground(lane)) this.plan = { ahead: Math.max(0, Math.floor(ahead)), at: this.clock() }
     return new Promise<Turn>((resolve, reject) => {
       const waiter: Waiter = { lane, resolve, reject, signal }
       if (signal) {
@@ -99,7 +123,7 @@ export class Pacer {
    * now until a window after `answered` settles, as if it had been granted a turn now.
    */
   track(answered: Promise<unknown>): void {
-    const turn = this.turn(this.clock())
+    const turn = this.turn(this.clock(), false)
     void answered.then(turn.done, turn.done)
   }
 
@@ -135,37 +159,69 @@ export class Pacer {
   }
 
   /**
-   * Milliseconds until the next request may go: 0 when it may go now, Infinity
-   * when only an answer can free a slot (every counted request is in flight).
+   * Milliseconds until one more of the requests logged in `answered` (and `inFlight` besides) may go with at
+   * most `max` in a window: 0 when it may go now, Infinity when only an answer can free a slot (every
+   * counted request is in flight).
    */
-  private waitMs(now: number, max: number): number {
+  private waitMs(now: number, answered: number[], inFlight: number, max: number): number {
+    this.prune(answered, now)
     const horizon = this.windowMs + this.marginMs
-    while (this.answered.length > 0 && this.answered[0] <= now - horizon) this.answered.shift()
     // Requests in flight never leave the window before they are answered.
-    const mustLeave = this.inFlight + this.answered.length - max + 1
-    if (mustLeave > this.answered.length) return Infinity
+    const mustLeave = inFlight + answered.length - max + 1
+    if (mustLeave > answered.length) return Infinity
     let until = this.pausedUntil
-    if (mustLeave > 0) until = Math.max(until, this.answered[mustLeave - 1] + horizon)
+    if (mustLeave > 0) until = Math.max(until, answered[mustLeave - 1] + horizon)
     return Math.max(0, until - now)
   }
 
-  private logAnswer(at: number): void {
-    let i = this.answered.length
-    while (i > 0 && this.answered[i - 1] > at) i--
-    this.answered.splice(i, 0, at)
+  /**
+   * The background's share of a window (`full` at most): while its run says how many requests it still
+   * means to make, the least share that ends them after as many turns of the window as `full` would.
+   */
+  private backgroundShare(now: number, full: number): number {
+    const plan = this.plan
+    if (!plan) return full
+    // A plan neither renewed nor followed by a request for a window is of a run that ended or stopped.
+    if (now - plan.at > this.windowMs) {
+      this.plan = undefined
+      return full
+    }
+    this.prune(this.backgroundAnswered, now)
+    const inWindow = this.backgroundInFlight + this.backgroundAnswered.length
+    const need = plan.ahead + this.queues.sync.length + this.queues.prefetch.length
+    const turns = Math.ceil(Math.max(0, need - Math.max(0, full - inWindow)) / full)
+    return Math.min(full, Math.max(1, Math.ceil((need + inWindow) / (turns + 1))))
+  }
+
+  /** Drops from `log` the answers that left the (widened) window. */
+  private prune(log: number[], now: number): void {
+    const horizon = this.windowMs + this.marginMs
+    while (log.length > 0 && log[0] <= now - horizon) log.shift()
+  }
+
+  private logAnswer(log: number[], at: number): void {
+    let i = log.length
+    while (i > 0 && log[i - 1] > at) i--
+    log.splice(i, 0, at)
   }
 
   /** A turn granted at `at`, counted in flight until done, then in the window until a window after its answer. */
-  private turn(at: number): Turn {
+  private turn(at: number, background: boolean): Turn {
     this.inFlight++
+    if (background) this.backgroundInFlight++
     let done = false
     return {
       at,
       done: () => {
         if (done) return
         done = true
-        this.logAnswer(this.clock())
+        const answeredAt = this.clock()
+        this.logAnswer(this.answered, answeredAt)
         this.inFlight--
+        if (background) {
+          this.logAnswer(this.backgroundAnswered, answeredAt)
+          this.backgroundInFlight--
+        }
         this.wake()
       },
     }
@@ -186,9 +242,18 @@ export class Pacer {
         const now = this.clock()
         const lane = this.nextLane()
         if (!lane) break
-        const background = (BACKGROUND_LANES as readonly Lane[]).includes(lane)
+        const background = isBackground(lane)
         const concurrency = background ? Math.max(1, this.concurrency - this.reserve.slots) : this.concurrency
-        const wait = this.waitMs(now, background ? Math.max(1, this.max - this.reserve.requests) : this.max)
+        let wait: number
+        if (!background) wait = this.waitMs(now, this.answered, this.inFlight, this.max)
+        else {
+          const full = Math.max(1, this.max - this.reserve.requests)
+          // The window's requests within the background's part of it, and the background's within its share.
+          wait = Math.max(
+            this.waitMs(now, this.answered, this.inFlight, full),
+            this.waitMs(now, this.backgroundAnswered, this.backgroundInFlight, this.backgroundShare(now, full)),
+          )
+        }
         if (this.inFlight >= concurrency || wait === Infinity) {
           await this.woken()
           continue
@@ -200,7 +265,9 @@ export class Pacer {
         }
         const waiter = this.queues[lane].shift()!
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort)
-        waiter.resolve(this.turn(now))
+        // A run whose requests go on keeps its plan.
+        if (background && this.plan) this.plan.at = now
+        waiter.resolve(this.turn(now, background))
       }
     } finally {
       this.pumping = false

@@ -117,12 +117,14 @@ const CHECKS: { [C in RequestChannel]: Check<C> } = {
     const r = record(request, 'The request')
     if (!isOperationName(r.operation)) invalid(`"${String(r.operation)}" is not an operation of the API contract`)
     if (r.lane !== undefined && !isLane(r.lane)) invalid(`lane must be one of ${LANES.join(', ')}`)
+    if (r.ahead !== undefined && !(Number.isSafeInteger(r.ahead) && (r.ahead as number) >= 0)) invalid('ahead must be a whole number of requests, 0 or more')
     const call = {
       operation: r.operation,
       params: scalars(r.params, 'params', isParam),
       query: scalars(r.query, 'query', isQueryValue),
       body: r.body,
       lane: r.lane,
+      ahead: r.ahead,
       fields: r.fields === undefined ? undefined : fieldNames(r.fields),
     }
     // Checked here: every part's type. Which path parameters the operation needs, the gateway checks

@@ -179,6 +179,11 @@ export type OperationRequest<N extends OperationName = OperationName> = N extend
       /** Default: user-write for writes, user-read for reads; background sync says `sync`. */
       lane?: Lane
       /**
+       * Of a background request: how many more its run means to make after it (a first sync's walk). The
+       * gateway then leaves the user as much of each window as the run can spare (gateway/pacer.ts).
+       */
+      ahead?: number
+      /**
        * Keep only these fields of the answer (of each entity, when it is a list). The v3 lists have no
        * `fields` parameter of their own: the main side drops the rest before the answer goes to the window.
        */

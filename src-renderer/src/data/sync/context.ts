@@ -67,12 +67,27 @@ export interface SyncContext {
    * walk's writes, then reading them back, takes seconds). See data/handed-rows.ts.
    */
   handOver?: (handed: HandedRows) => void
+  /**
+   * The requests each walk of the run still means to make, once it knows (a bootstrap's walk, from the
+   * list's size): their sum goes with every request of the run (`ahead`), so the gateway can leave the
+   * user what of each window the run can spare (gateway/pacer.ts).
+   */
+  ahead?: Map<string, number>
+}
+
+/** The requests the run's walks said they still mean to make, or undefined when none knows. */
+function aheadOf(ctx: SyncContext): number | undefined {
+  if (!ctx.ahead || ctx.ahead.size === 0) return undefined
+  let sum = 0
+  for (const n of ctx.ahead.values()) sum += n
+  return sum
 }
 
 /** A sync request: background lane, and nothing sent or stored once the run is stopped. */
 export async function call<T>(ctx: SyncContext, operation: OperationName, request: OperationRequest = {}): Promise<T> {
   ctx.signal?.throwIfAborted()
-  const answer = await ctx.transport.call<T>(operation, { lane: 'sync', ...request })
+  const ahead = aheadOf(ctx)
+  const answer = await ctx.transport.call<T>(operation, { lane: 'sync', ...(ahead !== undefined && { ahead }), ...request })
   ctx.signal?.throwIfAborted()
   return answer
 }

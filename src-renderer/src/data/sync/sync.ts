@@ -147,7 +147,7 @@ export async function runSync(ctx: SyncContext, options: RunOptions = {}): Promi
   const stop = new AbortController()
   const onAbort = () => stop.abort(ctx.signal?.reason)
   ctx.signal?.addEventListener('abort', onAbort, { once: true })
-  const run: SyncContext = { ...ctx, signal: stop.signal }
+  const run: SyncContext = { ...ctx, signal: stop.signal, ahead: new Map() }
   let fatal: { error: unknown } | undefined
   /** One kind's fetch: its failure is the report's, or ends the run. */
   const task = async (kinds: SyncKind[], fetch: () => Promise<void>) => {

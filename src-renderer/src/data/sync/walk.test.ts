@@ -92,6 +92,32 @@ describe('a walk from both ends', () => {
     await expectServiceCopy(world, db)
   })
 
+  it("tells the gateway with each request, once the lists' sizes are known, how many pages the walks still mean to ask for", async () => {
+    world = await startWorld({ seed: { epics: 1000, docs: 0, files: 0 } })
+    const inner = world.transport
+    const asked: { page: boolean; ahead: number | undefined }[] = []
+    const transport = {
+      ...inner,
+      call: <T>(operation: OperationName, request: OperationRequest = {}): Promise<T> => {
+        asked.push({ page: operation === 'epics.list' || operation === 'documents.list', ahead: request.ahead })
+        return inner.call<T>(operation, request)
+      },
+    }
+    await createSyncer({ db: world.openDb(), transport, clock: Date.now, options: { fileBudgetBytes: 0 } }).sync()
+    const pages = asked.filter((a) => a.page)
+    // 10 epic pages from both ends; the empty doc list's two first pages; each walk's last page.
+    expect(pages).toHaveLength(14)
+    const told = pages.flatMap((a, i) => (a.ahead === undefined ? [] : [{ ahead: a.ahead, after: pages.length - 1 - i }]))
+    // Only the first pages (each end's, before the sizes are known) go untold.
+    expect(told.length).toBeGreaterThanOrEqual(pages.length - 4)
+    // The pages that came after it: one fewer at most while the doc list's first pages (its size unknown) were on their way.
+    for (const { ahead, after } of told) {
+      expect(ahead).toBeGreaterThanOrEqual(after - 1)
+      expect(ahead).toBeLessThanOrEqual(after)
+    }
+    expect(pages.at(-1)!.ahead).toBe(0)
+  })
+
   it('brings at most the remainder of a page twice in a list that is not', async () => {
     world = await startWorld({ seed: { epics: 1030, docs: 0, files: 0 } })
     const { db, seen } = await bootstrap(world)

@@ -125,12 +125,17 @@ export async function walk(ctx: SyncContext, kind: WalkKind, options: WalkOption
     const floor = cp.since ? Date.parse(cp.since) - ctx.options.overlapMs : null
     return walkDown(ctx, kind, { floor, mode: 'incremental', listed: options.listed, limit: ctx.options.pageSize })
   }
-  const both = await walkBothEnds(ctx, kind, options)
-  // What changed since the walk began, whole: down to its start (and the list's), less the overlap.
-  const start = earlier((await readCheckpoint(ctx.db, kind)).walkSince, await options.listNewest?.())
-  const floor = start ? Date.parse(start) - ctx.options.overlapMs : null
-  const last = await walkDown(ctx, kind, { floor, mode: 'incremental', listed: options.listed, limit: LAST_PAGE_SIZE, ending: true, brought: both.brought })
-  return { phase: 'bootstrap', pages: both.pages + last.pages, written: both.written + last.written, brought: both.brought }
+  try {
+    const both = await walkBothEnds(ctx, kind, options)
+    // What changed since the walk began, whole: down to its start (and the list's), less the overlap.
+    ctx.ahead?.set(kind, 1)
+    const start = earlier((await readCheckpoint(ctx.db, kind)).walkSince, await options.listNewest?.())
+    const floor = start ? Date.parse(start) - ctx.options.overlapMs : null
+    const last = await walkDown(ctx, kind, { floor, mode: 'incremental', listed: options.listed, limit: LAST_PAGE_SIZE, ending: true, brought: both.brought })
+    return { phase: 'bootstrap', pages: both.pages + last.pages, written: both.written + last.written, brought: both.brought }
+  } finally {
+    ctx.ahead?.delete(kind)
+  }
 }
 
 interface DownOptions {
@@ -159,7 +164,11 @@ async function walkDown(ctx: SyncContext, kind: WalkKind, o: DownOptions): Promi
     ctx,
     source.operation,
     o.ending ? null : cp.cursor,
-    (from) => (from ? { cursor: from, fields } : { limit: o.limit, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields }),
+    (from) => {
+      // The last page of a bootstrap is asked for: none of this walk's is still to come.
+      if (o.ending) ctx.ahead?.set(kind, 0)
+      return from ? { cursor: from, fields } : { limit: o.limit, order_by: 'updated_at', order_dir: 'desc', filter: 'include_archived', fields }
+    },
     reachesFloor,
   )
   let done = cp.cursor && !o.ending ? cp.done : 0
@@ -317,6 +326,12 @@ async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptio
     w?.()
   }
   const waitForRoom = () => new Promise<void>((resolve) => rooms.push(resolve))
+  /** Tells the run the pages still to ask for once the list's size is known, and the last page (SyncContext.ahead). */
+  const tellAhead = () => {
+    if (ends.total === null) return
+    const asked = ends.desc.pages + ends.asc.pages + (asking.desc ? 1 : 0) + (asking.asc ? 1 : 0)
+    ctx.ahead?.set(kind, Math.max(0, Math.ceil(ends.total / size) - asked) + 1)
+  }
   /** Places of the list the ends covered, counting the other end's page on its way. */
   const met = (end: End) => ends.total !== null && (ends.desc.pages + ends.asc.pages + (asking[other(end)] ? 1 : 0)) * size >= ends.total
 
@@ -334,6 +349,7 @@ async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptio
           continue
         }
         asking[end] = true
+        tellAhead()
         // The newest end's first page whole: stored at once, it is the epic list's first screen.
         const whole = end === 'desc' && me.pages === 0 && !me.cursor
         let page: Page
@@ -361,6 +377,7 @@ async function walkBothEnds(ctx: SyncContext, kind: WalkKind, options: WalkOptio
         if (!me.cursor) me.finished = true
         // The list's size as the newest end's snapshot has it (the oldest end's until that one comes).
         if (first && (end === 'desc' || ends.total === null)) ends.total = page.total_items
+        tellAhead()
         came.push({ end, page, state: { ...me }, total: ends.total, restarted: false, whole })
         wakeWriter()
       }
