@@ -39,24 +39,30 @@ function steppedTime() {
 
 /**
  * A background run of `requests`, all waiting at once, each saying how many come after it (or nothing), and
- * 5 of the user's reads half a window in (`withUser`). When each was granted, from the start; each is answered at once.
+ * the user's reads, one asked at each of `userAt` (ms from the start). With 20 a window of 1,000 ms, 19 for
+ * the background. When each was granted, from the start; each is answered at once.
  */
-async function runBesideUser(requests: number, saysAhead: boolean, withUser = true) {
+async function runBesideUser(requests: number, saysAhead: boolean, userAt: number[] = []) {
   const time = steppedTime()
   const pacer = new Pacer({ max: 20, windowMs: 1000, marginMs: 0, concurrency: 100, reserve: { slots: 0, requests: 1 }, ...time })
   const background: number[] = []
-  const user: number[] = []
-  const grant = (into: number[]) => (turn: Turn) => {
-    into.push(turn.at - time.start)
-    turn.done()
-  }
-  const all = Array.from({ length: requests }, (_, i) => pacer.admit('sync', undefined, saysAhead ? requests - 1 - i : undefined).then(grant(background)))
+  const user: { asked: number; granted: number }[] = []
+  const all = Array.from({ length: requests }, (_, i) =>
+    pacer.admit('sync', undefined, saysAhead ? requests - 1 - i : undefined).then((turn) => {
+      background.push(turn.at - time.start)
+      turn.done()
+    }),
+  )
   await flush()
-  await time.to(time.start + 500)
-  if (withUser) all.push(...Array.from({ length: 5 }, () => pacer.admit('user-read').then(grant(user))))
-  for (let at = 500; background.length + user.length < all.length; at += 250) {
-    if (at > 10000) throw new Error(`stuck: ${background.length} ${user.length} ${pacer.waiting}`)
+  const asks = [...userAt].sort((a, b) => a - b)
+  for (let at = 0; background.length + user.length < requests + userAt.length; at += 50) {
+    if (at > 20_000) throw new Error(`stuck: ${background.length} of ${requests}, ${user.length} of ${userAt.length}`)
     await time.to(time.start + at)
+    while (asks.length > 0 && asks[0] <= at) {
+      const asked = asks.shift()!
+      all.push(pacer.admit('user-read').then((turn) => (user.push({ asked, granted: turn.at - time.start }), turn.done())))
+    }
+    await flush()
   }
   await Promise.all(all)
   const busiest = Math.max(...background.map((t) => background.filter((s) => s >= t && s < t + 1000).length))
@@ -193,26 +199,26 @@ describe('Pacer', () => {
     expect(Math.min(...sentAt.filter((at) => at !== start))).toBeGreaterThanOrEqual(start + 1000)
   })
 
-  it('takes, for a background run that says what it still needs, the least share of each window that ends it as soon: the user has the rest', async () => {
+  it('takes, for a background run that says what it still needs, the least share of each window that ends it as soon', async () => {
     // 60 requests with 19 of 20 a window for the background: 19, 19, 19 and 3, the last at 3,000 ms.
     const bursts = await runBesideUser(60, false)
     expect(bursts.busiest).toBe(19)
     expect(Math.max(...bursts.background)).toBe(3000)
-    // The user, half a window in, finds the reserve alone: one read goes, the others wait for the window to turn.
-    expect(bursts.user.filter((t) => t === 500)).toHaveLength(1)
-
-    // Told what is ahead: 15 a window (60 in 4 windows) ends at 3,000 ms too, and the user's 5 go at once.
-    // (A window after the user's reads holds one more, the one they kept from the window before.)
+    // Told what is ahead: 15 a window (60 in 4 windows) ends at 3,000 ms too.
     const shared = await runBesideUser(60, true)
-    expect(shared.background.filter((t) => t === 0)).toHaveLength(15)
-    expect(shared.busiest).toBeLessThanOrEqual(16)
+    expect(shared.busiest).toBe(15)
     expect(Math.max(...shared.background)).toBe(3000)
-    expect(shared.user).toEqual([500, 500, 500, 500, 500])
+
+    // The user's 5 reads half a window in: with the bursts, one goes on the reserve and the others wait for
+    // the window to turn; with the share, they all go at once.
+    const fiveAt500 = Array<number>(5).fill(500)
+    expect((await runBesideUser(60, false, fiveAt500)).user.filter((u) => u.granted === 500)).toHaveLength(1)
+    expect((await runBesideUser(60, true, fiveAt500)).user.map((u) => u.granted)).toEqual(fiveAt500)
   })
 
   it("keeps to the full share when less would take another turn, and forgets a run's plan a window after its last word", async () => {
     // 57 requests fill three windows of 19: no less would end them as soon.
-    const full = await runBesideUser(57, true, false)
+    const full = await runBesideUser(57, true)
     expect(full.busiest).toBe(19)
     expect(Math.max(...full.background)).toBe(2000)
 
@@ -226,6 +232,21 @@ describe('Pacer', () => {
     await flush()
     await Promise.all(next)
     expect(grantedAt).toEqual(Array(19).fill(2500))
+  })
+
+  it('leaves free for the user, window after window, as much as they have been using', async () => {
+    // A read every 100 ms (10 a window) beside a background of 100 requests that says nothing ahead.
+    const userAt = Array.from({ length: 60 }, (_, i) => 100 + i * 100)
+    const { user, background } = await runBesideUser(100, false, userAt)
+    // The first window's reads find the background's burst, and wait for the window to turn. The background
+    // then takes a tenth for a window, so that the reads which waited together are not left together again.
+    expect(user.filter((u) => u.asked < 1000).some((u) => u.granted > u.asked)).toBe(true)
+    expect(background.filter((t) => t >= 1000 && t < 2000)).toHaveLength(2)
+    // From then on every read goes as it is asked, and the background has what the user leaves: 9 a window.
+    expect(user.filter((u) => u.asked >= 1000).every((u) => u.granted === u.asked)).toBe(true)
+    expect(background.filter((t) => t >= 2000 && t < 3000)).toHaveLength(9)
+    // Two windows after the user's last read, the background has its whole share again.
+    expect(background.filter((t) => t >= 8000 && t < 9000)).toHaveLength(19)
   })
 
   it('drops a waiting request when its signal aborts, and refuses everything once closed', async () => {

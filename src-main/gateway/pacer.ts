@@ -22,6 +22,13 @@
 // share: a walk of 600 requests at 200 a minute, 190 for the background, needs
 // three turns either way, so it takes 150 a window and leaves 50 to the user
 // in every window, where it would burst 190 and leave the reserve alone.
+//
+// Nor does the background take what the user has been using: a window's
+// share for it is the limit less the user's requests of the last window (or
+// the average of the last two), a tenth of the window at least. A user whose
+// request had to wait leaves the background a tenth for a window: requests
+// that waited for the same turn of the window leave it together, and would
+// find the window full together again.
 import { BACKGROUND_LANES, LANES, type Lane } from '../../src-shared/api/operations.ts'
 
 export interface PacerOptions {
@@ -52,6 +59,8 @@ interface Plan {
 
 interface Waiter {
   lane: Lane
+  /** When it came (the pacer's clock). */
+  since: number
   resolve(turn: Turn): void
   reject(error: unknown): void
   signal?: AbortSignal
@@ -71,6 +80,10 @@ export class Pacer {
   private readonly answered: number[] = []
   /** The same of the background lanes' requests alone. */
   private readonly backgroundAnswered: number[] = []
+  /** When the user's lanes were granted each of their turns of the last two windows, oldest first. */
+  private readonly userTurns: number[] = []
+  /** When a user's request last went after waiting for its turn. */
+  private userWaitedAt = Number.NEGATIVE_INFINITY
   private backgroundInFlight = 0
   private plan: Plan | undefined
   private readonly queues: Record<Lane, Waiter[]> = { 'user-write': [], 'user-read': [], sync: [], prefetch: [] }
@@ -102,7 +115,7 @@ export class Pacer {
     if (signal?.aborted) return Promise.reject(signal.reason)
     if (ahead !== undefined && isBackground(lane)) this.plan = { ahead: Math.max(0, Math.floor(ahead)), at: this.clock() }
     return new Promise<Turn>((resolve, reject) => {
-      const waiter: Waiter = { lane, resolve, reject, signal }
+      const waiter: Waiter = { lane, since: this.clock(), resolve, reject, signal }
       if (signal) {
         waiter.onAbort = () => {
           const queue = this.queues[lane]
@@ -175,22 +188,40 @@ export class Pacer {
   }
 
   /**
-   * The background's share of a window (`full` at most): while its run says how many requests it still
-   * means to make, the least share that ends them after as many turns of the window as `full` would.
+   * What the user's lanes take of a window: the most of their last window and of the average of their last
+   * two. Their requests leaving the window do not free it for the background at once: the user's next
+   * ones, coming as often, find it free.
+   */
+  private userDemand(now: number): number {
+    const turns = this.userTurns
+    while (turns.length > 0 && turns[0] <= now - 2 * this.windowMs) turns.shift()
+    let lastWindow = 0
+    for (let i = turns.length - 1; i >= 0 && turns[i] > now - this.windowMs; i--) lastWindow++
+    return Math.max(lastWindow, Math.ceil(turns.length / 2))
+  }
+
+  /**
+   * The background's share of a window (`full` at most): what the user's lanes leave of it, a tenth at least,
+   * and a tenth alone for a window after a user's request had to wait (the user's requests that waited
+   * for the same turn of the window would otherwise leave it together again, and so wait together again);
+   * and while its run says how many requests it still means to make, the least share that ends them after
+   * as many turns of the window as that would.
    */
   private backgroundShare(now: number, full: number): number {
+    const least = Math.ceil(full / 10)
+    const room = now - this.userWaitedAt < this.windowMs ? least : Math.max(least, full - this.userDemand(now))
     const plan = this.plan
-    if (!plan) return full
+    if (!plan) return room
     // A plan neither renewed nor followed by a request for a window is of a run that ended or stopped.
     if (now - plan.at > this.windowMs) {
       this.plan = undefined
-      return full
+      return room
     }
     this.prune(this.backgroundAnswered, now)
     const inWindow = this.backgroundInFlight + this.backgroundAnswered.length
     const need = plan.ahead + this.queues.sync.length + this.queues.prefetch.length
-    const turns = Math.ceil(Math.max(0, need - Math.max(0, full - inWindow)) / full)
-    return Math.min(full, Math.max(1, Math.ceil((need + inWindow) / (turns + 1))))
+    const turns = Math.ceil(Math.max(0, need - Math.max(0, room - inWindow)) / room)
+    return Math.min(room, Math.max(1, Math.ceil((need + inWindow) / (turns + 1))))
   }
 
   /** Drops from `log` the answers that left the (widened) window. */
@@ -267,6 +298,10 @@ export class Pacer {
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort)
         // A run whose requests go on keeps its plan.
         if (background && this.plan) this.plan.at = now
+        if (!background) {
+          this.userTurns.push(now)
+          if (now > waiter.since) this.userWaitedAt = now
+        }
         waiter.resolve(this.turn(now, background))
       }
     } finally {

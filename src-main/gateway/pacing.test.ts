@@ -147,6 +147,26 @@ describe('gateway pacing', () => {
     expect(firstWindow).toHaveLength(LIMIT.max)
   })
 
+  it('leaves the user 5 of the window beside a sync that says it has 60 requests to make', async () => {
+    const { service, answers, arrivals } = await watchedService({ seed: 'demo', rateLimit: LIMIT })
+    const gateway = gatewayFor(service, { rateLimit: LIMIT, concurrency: 2 * LIMIT.max })
+    const started = performance.now()
+    let answered = 0
+    // 19 of 20 a window for the background: 60 take three turns of the window, as 15 a window do.
+    const sync = Array.from({ length: 60 }, (_, i) => gateway.call('member', { lane: 'sync', ahead: 59 - i }).then(() => answered++))
+    while (answered < 15) await new Promise((r) => setTimeout(r, 10))
+    expect(gateway.waiting).toBe(45)
+    // Five of the user's reads, while the sync's share of the window is spent: they go now, not at its turn.
+    const user = Array.from({ length: 5 }, () => gateway.call('files.list', { lane: 'user-read' }))
+    await Promise.all(user)
+    expect(gateway.waiting).toBe(45)
+    await Promise.all(sync)
+    expect(answers.filter((a) => a.status === 429)).toEqual([])
+    const firstWindow = arrivals.filter((a) => a.at < started + LIMIT.windowMs)
+    expect(firstWindow.filter((a) => a.url === '/api/v3/member')).toHaveLength(15)
+    expect(firstWindow.filter((a) => a.url === '/api/v3/files')).toHaveLength(5)
+  })
+
   it('sends a queued user write before queued user reads, and those before queued sync', async () => {
     const { service, arrivals } = await watchedService({ seed: 'demo', faults: { latencyMs: 150 } })
     const gateway = gatewayFor(service, { concurrency: 1 })

@@ -33,6 +33,12 @@ describe('dispatch', () => {
     expect(await ask('outpost:shell.exec', { command: 'rm -rf /' })).toMatchObject({ ok: false, error: { source: 'ipc', kind: 'invalid-request' } })
     expect(await ask('outpost:accounts.add', 'http://x')).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
     expect(await ask('outpost:api.call', { operation: 'epics.list', lane: 'vip' })).toMatchObject({ ok: false, error: { kind: 'invalid-request' } })
+    for (const ahead of [-1, 1.5, '3', Number.POSITIVE_INFINITY]) {
+      expect(await ask('outpost:api.call', { operation: 'epics.list', lane: 'sync', ahead })).toMatchObject({
+        ok: false,
+        error: { kind: 'invalid-request', message: expect.stringContaining('ahead must be a whole number') },
+      })
+    }
     expect(await ask('outpost:api.call', { operation: 'epics.get', params: { id: { $gt: 1 } } })).toMatchObject({
       ok: false,
       error: { kind: 'invalid-request' },
