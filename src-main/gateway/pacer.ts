@@ -25,10 +25,10 @@
 //
 // Nor does the background take what the user has been using: a window's
 // share for it is the limit less the user's requests of the last window (or
-// the average of the last two), a tenth of the window at least. A user whose
-// request had to wait leaves the background a tenth for a window: requests
-// that waited for the same turn of the window leave it together, and would
-// find the window full together again.
+// the average of the last two), a tenth of the window at least. A user's
+// request held by a full window leaves the background a tenth for a window:
+// requests that waited for the same turn of the window leave it together,
+// and would find the window full together again.
 import { BACKGROUND_LANES, LANES, type Lane } from '../../src-shared/api/operations.ts'
 
 export interface PacerOptions {
@@ -59,8 +59,6 @@ interface Plan {
 
 interface Waiter {
   lane: Lane
-  /** When it came (the pacer's clock). */
-  since: number
   resolve(turn: Turn): void
   reject(error: unknown): void
   signal?: AbortSignal
@@ -82,8 +80,8 @@ export class Pacer {
   private readonly backgroundAnswered: number[] = []
   /** When the user's lanes were granted each of their turns of the last two windows, oldest first. */
   private readonly userTurns: number[] = []
-  /** When a user's request last went after waiting for its turn. */
-  private userWaitedAt = Number.NEGATIVE_INFINITY
+  /** When a user's request was last held because the window was full (or paused). */
+  private userHeldAt = Number.NEGATIVE_INFINITY
   private backgroundInFlight = 0
   private plan: Plan | undefined
   private readonly queues: Record<Lane, Waiter[]> = { 'user-write': [], 'user-read': [], sync: [], prefetch: [] }
@@ -115,7 +113,7 @@ export class Pacer {
     if (signal?.aborted) return Promise.reject(signal.reason)
     if (ahead !== undefined && isBackground(lane)) this.plan = { ahead: Math.max(0, Math.floor(ahead)), at: this.clock() }
     return new Promise<Turn>((resolve, reject) => {
-      const waiter: Waiter = { lane, since: this.clock(), resolve, reject, signal }
+      const waiter: Waiter = { lane, resolve, reject, signal }
       if (signal) {
         waiter.onAbort = () => {
           const queue = this.queues[lane]
@@ -202,14 +200,14 @@ export class Pacer {
 
   /**
    * The background's share of a window (`full` at most): what the user's lanes leave of it, a tenth at least,
-   * and a tenth alone for a window after a user's request had to wait (the user's requests that waited
-   * for the same turn of the window would otherwise leave it together again, and so wait together again);
+   * and a tenth alone for a window after a user's request was held by a full window (the user's requests
+   * that waited for the same turn of the window would otherwise leave it together, and wait together again);
    * and while its run says how many requests it still means to make, the least share that ends them after
    * as many turns of the window as that would.
    */
   private backgroundShare(now: number, full: number): number {
     const least = Math.ceil(full / 10)
-    const room = now - this.userWaitedAt < this.windowMs ? least : Math.max(least, full - this.userDemand(now))
+    const room = now - this.userHeldAt < this.windowMs ? least : Math.max(least, full - this.userDemand(now))
     const plan = this.plan
     if (!plan) return room
     // A plan neither renewed nor followed by a request for a window is of a run that ended or stopped.
@@ -285,6 +283,8 @@ export class Pacer {
             this.waitMs(now, this.backgroundAnswered, this.backgroundInFlight, this.backgroundShare(now, full)),
           )
         }
+        // The user's request waits for the window to turn: the background keeps to a tenth for a window.
+        if (!background && wait > 0) this.userHeldAt = now
         if (this.inFlight >= concurrency || wait === Infinity) {
           await this.woken()
           continue
@@ -298,10 +298,7 @@ export class Pacer {
         if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort)
         // A run whose requests go on keeps its plan.
         if (background && this.plan) this.plan.at = now
-        if (!background) {
-          this.userTurns.push(now)
-          if (now > waiter.since) this.userWaitedAt = now
-        }
+        if (!background) this.userTurns.push(now)
         waiter.resolve(this.turn(now, background))
       }
     } finally {
