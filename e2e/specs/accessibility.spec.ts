@@ -389,6 +389,8 @@ test('offline, the pending panel with waiting, refused and conflicting changes, 
   await name.press('Enter')
   await expect(pendingButton(page)).toHaveText(/1 failed/)
   await page.getByRole('button', { name: 'Epics', exact: true }).click()
+  // The list shows the refused name (kept, not lost) before a row is clicked: its rows have moved by then.
+  await expect(epicRow(page, 'x'.repeat(257))).toBeVisible()
 
   // Offline: a rename waits; someone else renames the same epic on the service meanwhile.
   await service.stop()
