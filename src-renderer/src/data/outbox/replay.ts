@@ -149,7 +149,10 @@ class Replayer {
 
   async run(): Promise<ReplayResult> {
     try {
-      await this.write(async () => {
+      // Journals nothing: a transaction of the tables it reads and writes, which another window's read of the
+      // cache does not hold up.
+      this.checkAbort()
+      await this.db.transaction('rw', [this.db.meta, this.db.outbox], async () => {
         await setPause(this.db, null)
         const unsound = (await this.db.outbox.toArray()).flatMap((r) => {
           const reason = recordProblem(r)

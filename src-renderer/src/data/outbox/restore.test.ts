@@ -4,7 +4,7 @@
 // those sent before the loss included; what was done with is trimmed.
 import { join } from 'node:path'
 import Dexie from 'dexie'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { epicsWithExternalId, v3, v4 } from '../../../../testing/service.ts'
 import { fileJournal, type FileJournal } from '../../../../testing/journal-kit.ts'
 import { quotaFault } from '../../../../testing/quota.ts'
@@ -466,6 +466,33 @@ describe('the outbox journal', () => {
     const db = await wipe(kit.db)
     expect(await restoreFromJournal(db, journal, { lock: granted })).toEqual({ restored: 1, kept: 0, trimmed: 0, journaled: 0 })
     expect(asked).toHaveLength(1)
+  })
+
+  it('a new cache with nothing queued: the start’s restore and a replay pass do not wait for another window reading the cache', async () => {
+    const db = await wipe(kit.db)
+    const empty = fileJournal(join(kit.folder, 'journal', 'new-account.jsonl'))
+    // Another window reads the epics and goes on reading: a transaction that writes them waits for it, as the sync's
+    // first writes do; one that writes the cache's every table (a journaled write) would too.
+    const other = kit.openDb()
+    let released = false
+    let reads = 0
+    const reading = other.transaction('r', other.epics, async () => {
+      for (; !released; reads++) await other.epics.count()
+    })
+    await vi.waitFor(() => expect(reads).toBeGreaterThan(0))
+    let written = false
+    const write = db.epics.put(epics[0]).then(() => (written = true))
+
+    expect(await restoreFromJournal(db, empty)).toEqual({ restored: 0, kept: 0, trimmed: 0, journaled: 0 })
+    expect((await db.meta.get(JOURNAL_KEY))?.value).toMatchObject({ epoch: (await empty.read()).epoch })
+    expect(await replayFast(db, kit.transport, { journal: empty })).toMatchObject({ confirmed: 0, failed: 0, remaining: 0 })
+    expect(written).toBe(false)
+
+    released = true
+    await reading
+    await write
+    other.close()
+    await empty.close()
   })
 
   it('a health update the service answered and the cache could not keep the answer of is found by the id it became, never made again', async () => {

@@ -82,6 +82,17 @@ export async function restoreFromJournal(db: OutpostDb, journal: OutboxJournal, 
   return lock(outboxLockName(db.name), async () => {
     const state = await journal.read()
     const now = clock()
+    // A new cache with an empty journal (a first start): the cache is marked as following it, in a transaction of
+    // the tables it reads and writes. One over every table would wait for any other window's read of the cache, and
+    // every replay, and the first sync, for it.
+    if (state.entries.length === 0 && Object.keys(state.map).length === 0) {
+      const marked = await db.transaction('rw', [db.meta, db.outbox], async () => {
+        if ((await db.outbox.count()) > 0) return false
+        await noteApplied(db, state.epoch, [state.lastId], { follow: true, taken: [] })
+        return true
+      })
+      if (marked) return { restored: 0, kept: 0, trimmed: 0, journaled: 0 }
+    }
     // Entries done with (trimmed, cancelled, journaled again) are confirmed once the restore committed.
     return journaledTransaction(db, journal, async (_appended, done) => {
       const mark = (await db.meta.get(JOURNAL_KEY))?.value as JournalMark | undefined
