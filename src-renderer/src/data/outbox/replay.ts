@@ -1,7 +1,8 @@
 // Replay: the queued writes go to the service, in order per entity, each
 // exactly once.
 //
-// - A record is marked in flight (its own transaction) before it is sent. The
+// - A record is marked in flight (its own transaction, of the outbox alone:
+//   no read of the cache elsewhere holds it up) before it is sent. The
 //   service's answer is written to the server table, and the record and its
 //   overlay fields removed, in one transaction.
 // - An in-flight record found when replay starts (a crash, a lost answer) is
@@ -24,6 +25,7 @@
 //   it waits; 401, a read-only token or an untrusted connection pause
 //   everything; 429, 5xx, network errors and timeouts back off and retry.
 // - One replayer per database across windows (navigator.locks).
+import type { Table } from 'dexie'
 import type { OutpostDb } from '../db.ts'
 import { outboxLockName, platformLock, type LockFn } from '../lock.ts'
 import { rebuildOverlay } from '../overlay.ts'
@@ -149,10 +151,7 @@ class Replayer {
 
   async run(): Promise<ReplayResult> {
     try {
-      // Journals nothing: a transaction of the tables it reads and writes, which another window's read of the
-      // cache does not hold up.
-      this.checkAbort()
-      await this.db.transaction('rw', [this.db.meta, this.db.outbox], async () => {
+      await this.writeOnly([this.db.meta, this.db.outbox], async () => {
         await setPause(this.db, null)
         const unsound = (await this.db.outbox.toArray()).flatMap((r) => {
           const reason = recordProblem(r)
@@ -517,7 +516,7 @@ class Replayer {
 
   private async markInFlight(records: OutboxRecord[]): Promise<OutboxRecord[]> {
     const now = this.clock()
-    const marked = await this.write(async () => {
+    const marked = await this.writeOnly([this.db.outbox], async () => {
       const out: OutboxRecord[] = []
       for (const r of records) {
         const cur = await this.db.outbox.get(r.seq!)
@@ -542,7 +541,7 @@ class Replayer {
   private async whoAmI(): Promise<string | null> {
     try {
       const info = await this.transport.call<{ id: string }>('member', { lane: 'user-write' })
-      await this.write(() => this.db.meta.put({ key: 'outbox:me', value: info.id }))
+      await this.writeOnly([this.db.meta], () => this.db.meta.put({ key: 'outbox:me', value: info.id }))
       return info.id
     } catch (error) {
       this.me = undefined
@@ -562,5 +561,15 @@ class Replayer {
   write<T>(run: (replaced: number[]) => Promise<T>): Promise<T> {
     this.checkAbort()
     return journaledTransaction(this.db, this.journal, (_appended, done) => run(done))
+  }
+
+  /**
+   * A write that journals nothing, over `tables` alone. A journaled write (every table) waits for any other
+   * window's read of the cache, and for the sync's page writes queued before it: a change would wait for them
+   * before it leaves.
+   */
+  private writeOnly<T>(tables: Table[], run: () => Promise<T>): Promise<T> {
+    this.checkAbort()
+    return this.db.transaction('rw', tables, run)
   }
 }

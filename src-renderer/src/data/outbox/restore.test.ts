@@ -59,6 +59,27 @@ function crashingAfterCommit(j: OutboxJournal): OutboxJournal & { dropped: numbe
   }
 }
 
+/**
+ * Another window reading the cache's epics, and going on reading until released: a transaction that writes
+ * them, or every table, waits for it. Answers once the read has begun.
+ */
+async function readingElsewhere(): Promise<{ release(): Promise<void> }> {
+  const other = kit.openDb()
+  let released = false
+  let reads = 0
+  const reading = other.transaction('r', other.epics, async () => {
+    for (; !released; reads++) await other.epics.count()
+  })
+  await vi.waitFor(() => expect(reads).toBeGreaterThan(0))
+  return {
+    release: async () => {
+      released = true
+      await reading
+      other.close()
+    },
+  }
+}
+
 /** Replays with the journal until nothing is left to send. */
 async function replayAll(db: OutpostDb): Promise<void> {
   for (let i = 0; i < 20; i++) {
@@ -471,15 +492,8 @@ describe('the outbox journal', () => {
   it('a new cache with nothing queued: the start’s restore and a replay pass do not wait for another window reading the cache', async () => {
     const db = await wipe(kit.db)
     const empty = fileJournal(join(kit.folder, 'journal', 'new-account.jsonl'))
-    // Another window reads the epics and goes on reading: a transaction that writes them waits for it, as the sync's
-    // first writes do; one that writes the cache's every table (a journaled write) would too.
-    const other = kit.openDb()
-    let released = false
-    let reads = 0
-    const reading = other.transaction('r', other.epics, async () => {
-      for (; !released; reads++) await other.epics.count()
-    })
-    await vi.waitFor(() => expect(reads).toBeGreaterThan(0))
+    const reading = await readingElsewhere()
+    // A write of the epics waits for that read, as the sync's first writes do; a journaled write (every table) would.
     let written = false
     const write = db.epics.put(epics[0]).then(() => (written = true))
 
@@ -488,11 +502,28 @@ describe('the outbox journal', () => {
     expect(await replayFast(db, kit.transport, { journal: empty })).toMatchObject({ confirmed: 0, failed: 0, remaining: 0 })
     expect(written).toBe(false)
 
-    released = true
-    await reading
+    await reading.release()
     await write
-    other.close()
     await empty.close()
+  })
+
+  it('a change queued before another window began reading the cache reaches the service while it reads; its answer is kept after', async () => {
+    await actionsFor(kit.db, offline(kit.transport), { journal }).updateEpic(epics[0].id, { name: 'Sent while another window reads' })
+    const reading = await readingElsewhere()
+    let settled = false
+    const replayed = replayFast(kit.db, kit.transport, { journal }).finally(() => (settled = true))
+
+    await vi.waitFor(
+      async () => expect(((await v3(kit.service).get(`/epics/${epics[0].id}`)).body as { name: string }).name).toBe('Sent while another window reads'),
+      {
+        timeout: 10_000,
+      },
+    )
+    // Keeping the answer writes the epic: that waits for the read.
+    expect(settled).toBe(false)
+    await reading.release()
+    expect(await replayed).toMatchObject({ confirmed: 1, remaining: 0 })
+    expect((await kit.db.epics.get(epics[0].id))?.name).toBe('Sent while another window reads')
   })
 
   it('a health update the service answered and the cache could not keep the answer of is found by the id it became, never made again', async () => {
