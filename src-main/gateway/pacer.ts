@@ -192,7 +192,7 @@ export class Pacer {
    */
   private userDemand(now: number): number {
     const turns = this.userTurns
-    while (turns.length > 0 && turns[0] <= now - 2 * this.windowMs) turns.shift()
+    this.prune(turns, now, 2 * this.windowMs)
     let lastWindow = 0
     for (let i = turns.length - 1; i >= 0 && turns[i] > now - this.windowMs; i--) lastWindow++
     return Math.max(lastWindow, Math.ceil(turns.length / 2))
@@ -222,9 +222,8 @@ export class Pacer {
     return Math.min(room, Math.max(1, Math.ceil((need + inWindow) / (turns + 1))))
   }
 
-  /** Drops from `log` the answers that left the (widened) window. */
-  private prune(log: number[], now: number): void {
-    const horizon = this.windowMs + this.marginMs
+  /** Drops from `log` the times older than `horizon` (by default those that left the widened window). */
+  private prune(log: number[], now: number, horizon = this.windowMs + this.marginMs): void {
     while (log.length > 0 && log[0] <= now - horizon) log.shift()
   }
 
