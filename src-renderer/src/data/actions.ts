@@ -7,6 +7,7 @@
 //
 // A read-only token refuses every write here, at once, instead of queueing
 // writes that could only fail.
+import type { Table } from 'dexie'
 import type { OutpostDb } from './db.ts'
 import type { EditableEpicField } from './epic-fields.ts'
 import { merged, mergedOne } from './overlay.ts'
@@ -164,7 +165,7 @@ export function outboxActions(options: ActionsOptions) {
    * the action answers as saved and the user is told (onStorageFull). Kept nowhere (no journal, or the journal
    * refused too), nothing of it is written, and the screen keeps what was typed and says why.
    */
-  const write = async <T>(run: () => Promise<{ result: T; enqueued?: Enqueued }>): Promise<T> => {
+  const write = async <T>(run: () => Promise<{ result: T; enqueued?: Enqueued }>, tables?: Table[]): Promise<T> => {
     guard()
     if (options.ready) await settledWithin(options.ready(), READY_WAIT_MS)
     // What the transaction made of the change before its commit was refused (a browser refuses at the commit).
@@ -183,7 +184,7 @@ export function outboxActions(options: ActionsOptions) {
           return out
         },
         // Kept only whole: refused before the transaction had made all of the change, it is not made at all.
-        { keep: (error) => isQuotaError(error) && ran !== undefined },
+        { keep: (error) => isQuotaError(error) && ran !== undefined, tables },
       )
       if (enqueued?.seq !== undefined) options.onQueued?.()
       for (const r of enqueued?.removed ?? []) if (r.staged) await transport.discard(r.staged.path).catch(() => undefined)
@@ -221,6 +222,12 @@ export function outboxActions(options: ActionsOptions) {
     const enqueued = await queue({ kind, entityId: localId, op: 'create', payload: defined(payload), externalId: `outpost-${uid}`, ...more }, clock())
     return { result: localId, enqueued }
   }
+
+  /**
+   * What an update reads and writes: its entity's table, the overlay, the outbox, and `meta` (local ids, the journal's
+   * mark). Its transaction keeps to them: the sync's writes of other tables, and reads of them, do not hold it back.
+   */
+  const updateTables = (kind: WritableKind): Table[] => [tableOf(db, kind), db.overlay, db.outbox, db.meta]
 
   /** Queues the fields that differ from what the user sees now; their current values are the record's base. */
   const update = async (kind: WritableKind, rawId: EntityId, fields: Record<string, unknown>, what: string, params?: NewRecord['params']) => {
@@ -270,9 +277,9 @@ export function outboxActions(options: ActionsOptions) {
   return {
     // ---- epics ----
     createEpic: (fields: EpicFields & { name: string }) => write(async () => create('epic', await epicFields(fields))),
-    updateEpic: (epicId: EntityId, fields: EpicFields) => write(async () => update('epic', epicId, await epicFields(fields), 'Epic')),
-    archiveEpic: (epicId: EntityId) => write(() => update('epic', epicId, { archived: true }, 'Epic')),
-    unarchiveEpic: (epicId: EntityId) => write(() => update('epic', epicId, { archived: false }, 'Epic')),
+    updateEpic: (epicId: EntityId, fields: EpicFields) => write(async () => update('epic', epicId, await epicFields(fields), 'Epic'), updateTables('epic')),
+    archiveEpic: (epicId: EntityId) => write(() => update('epic', epicId, { archived: true }, 'Epic'), updateTables('epic')),
+    unarchiveEpic: (epicId: EntityId) => write(() => update('epic', epicId, { archived: false }, 'Epic'), updateTables('epic')),
     deleteEpic: (epicId: EntityId) => write(() => remove('epic', epicId, 'Epic')),
 
     // ---- epic comments ----
@@ -291,7 +298,7 @@ export function outboxActions(options: ActionsOptions) {
       write(async () => {
         const { entityId, row } = await comment(commentId)
         return update('comment', entityId, { text }, 'Comment', { epic_id: row.epic_id })
-      }),
+      }, updateTables('comment')),
     deleteComment: (commentId: EntityId) =>
       write(async () => {
         const { entityId, row } = await comment(commentId)
@@ -308,7 +315,7 @@ export function outboxActions(options: ActionsOptions) {
 
     // ---- docs and their epics ----
     createDoc: (fields: DocFields & { title: string }) => write(() => create('doc', { content_markdown: '', ...fields })),
-    updateDoc: (docId: EntityId, fields: DocFields) => write(() => update('doc', docId, { ...fields }, 'Doc')),
+    updateDoc: (docId: EntityId, fields: DocFields) => write(() => update('doc', docId, { ...fields }, 'Doc'), updateTables('doc')),
     deleteDoc: (docId: EntityId) => write(() => remove('doc', docId, 'Doc')),
     linkDocToEpic: (docId: EntityId, epicId: EntityId) =>
       write(async () => {
@@ -354,23 +361,25 @@ export function outboxActions(options: ActionsOptions) {
         throw error
       }
     },
-    updateFile: (fileId: EntityId, fields: FileFields) => write(() => update('file', fileId, { ...fields }, 'File')),
+    updateFile: (fileId: EntityId, fields: FileFields) => write(() => update('file', fileId, { ...fields }, 'File'), updateTables('file')),
     deleteFile: (fileId: EntityId) => write(() => remove('file', fileId, 'File')),
 
     // ---- linked files ----
     createLinkedFile: (fields: LinkedFileFields & Pick<CachedLinkedFile, 'name' | 'type' | 'url'>) => write(() => create('linkedFile', { ...fields })),
-    updateLinkedFile: (linkedFileId: EntityId, fields: LinkedFileUpdate) => write(() => update('linkedFile', linkedFileId, { ...fields }, 'Linked file')),
+    updateLinkedFile: (linkedFileId: EntityId, fields: LinkedFileUpdate) =>
+      write(() => update('linkedFile', linkedFileId, { ...fields }, 'Linked file'), updateTables('linkedFile')),
     deleteLinkedFile: (linkedFileId: EntityId) => write(() => remove('linkedFile', linkedFileId, 'Linked file')),
 
     // ---- categories ----
     createCategory: (fields: CategoryFields & { name: string }) => write(() => create('category', { ...fields })),
-    updateCategory: (categoryId: EntityId, fields: CategoryFields) => write(() => update('category', categoryId, { ...fields }, 'Category')),
+    updateCategory: (categoryId: EntityId, fields: CategoryFields) =>
+      write(() => update('category', categoryId, { ...fields }, 'Category'), updateTables('category')),
     deleteCategory: (categoryId: EntityId) => write(() => remove('category', categoryId, 'Category')),
 
     // ---- objectives ----
     createObjective: (fields: ObjectiveFields & { name: string }) => write(async () => create('objective', await objectiveFields(fields))),
     updateObjective: (objectiveId: EntityId, fields: ObjectiveFields) =>
-      write(async () => update('objective', objectiveId, await objectiveFields(fields), 'Objective')),
+      write(async () => update('objective', objectiveId, await objectiveFields(fields), 'Objective'), updateTables('objective')),
     deleteObjective: (objectiveId: EntityId) => write(() => remove('objective', objectiveId, 'Objective')),
 
     // ---- labels ----

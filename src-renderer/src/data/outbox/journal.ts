@@ -6,7 +6,7 @@
 // cancelled create). The cache notes which journal it follows and the last
 // entry it applied (`meta`), so that at start a lost or older cache gets the
 // open changes back (restore.ts).
-import Dexie from 'dexie'
+import Dexie, { type Table } from 'dexie'
 import type { JournalMapping, JournalRecord, JournalState } from '../../../../src-shared/ipc.ts'
 import type { Bridge } from '../../lib/bridge.ts'
 import type { OutpostDb } from '../db.ts'
@@ -123,19 +123,23 @@ const appendedIn = new WeakMap<object, number[]>()
  * replaced or discarded. So the transaction also appends, before it commits, a mark that voids them (op 'void',
  * confirmed with them; withdrawn with the rest if the transaction is refused): a restore into a lost cache queues
  * neither the mark nor what it voids.
+ *
+ * `tables`: the transaction's tables, every table by default. A write that knows it touches a few (an update: its
+ * entity's table, the overlay, the outbox and `meta`) names them, so that it waits only for what else uses those: a
+ * read of the docs in another window, or the sync's write of a page of them, does not hold back an epic's rename.
  */
 export async function journaledTransaction<T>(
   db: OutpostDb,
   journal: OutboxJournal | undefined,
   scope: (appended: number[], done: number[]) => Promise<T>,
-  options: { keep?: (error: unknown) => boolean } = {},
+  options: { keep?: (error: unknown) => boolean; tables?: Table[] } = {},
 ): Promise<T> {
   const appended: number[] = []
   const done: number[] = []
   let result: T
   try {
     // Dexie keeps the transaction open across awaits only inside an async scope function.
-    result = await db.transaction('rw', db.tables, async (tx) => {
+    result = await db.transaction('rw', options.tables ?? db.tables, async (tx) => {
       appendedIn.set(tx, appended)
       const out = await scope(appended, done)
       if (journal && done.length > 0) done.push(...(await journalInside(db, journal, [voidRecord(done)])))

@@ -60,15 +60,15 @@ function crashingAfterCommit(j: OutboxJournal): OutboxJournal & { dropped: numbe
 }
 
 /**
- * Another window reading the cache's epics, and going on reading until released: a transaction that writes
- * them, or every table, waits for it. Answers once the read has begun.
+ * Another window reading the cache's epics (or docs), and going on reading until released: a transaction that
+ * writes them, or every table, waits for it. Answers once the read has begun.
  */
-async function readingElsewhere(): Promise<{ release(): Promise<void> }> {
+async function readingElsewhere(table: 'epics' | 'docs' = 'epics'): Promise<{ release(): Promise<void> }> {
   const other = kit.openDb()
   let released = false
   let reads = 0
-  const reading = other.transaction('r', other.epics, async () => {
-    for (; !released; reads++) await other.epics.count()
+  const reading = other.transaction('r', other[table], async () => {
+    for (; !released; reads++) await other[table].count()
   })
   await vi.waitFor(() => expect(reads).toBeGreaterThan(0))
   return {
@@ -524,6 +524,34 @@ describe('the outbox journal', () => {
     await reading.release()
     expect(await replayed).toMatchObject({ confirmed: 1, remaining: 0 })
     expect((await kit.db.epics.get(epics[0].id))?.name).toBe('Sent while another window reads')
+  })
+
+  it('a rename is saved, and reaches the service, while another window reads the docs; it still waits for a read of the epics', async () => {
+    const act = actionsFor(kit.db, kit.transport, { journal })
+    const docs = await readingElsewhere('docs')
+    await act.updateEpic(epics[0].id, { name: 'Renamed while the docs are read' })
+    expect((await mergedEpic(kit.db, epics[0].id))?.name).toBe('Renamed while the docs are read')
+    expect((await journal.read()).entries.map((e) => e.record.payload)).toContainEqual({ name: 'Renamed while the docs are read' })
+    let settled = false
+    const replayed = replayFast(kit.db, kit.transport, { journal }).finally(() => (settled = true))
+    await vi.waitFor(
+      async () => expect(((await v3(kit.service).get(`/epics/${epics[0].id}`)).body as { name: string }).name).toBe('Renamed while the docs are read'),
+      { timeout: 10_000 },
+    )
+    // Keeping the answer is journaled over every table: that waits for the read.
+    expect(settled).toBe(false)
+    await docs.release()
+    expect(await replayed).toMatchObject({ confirmed: 1, remaining: 0 })
+
+    // An update writes its own table: a read of the epics elsewhere holds it back until it ends.
+    const reading = await readingElsewhere('epics')
+    let saved = false
+    const renaming = act.updateEpic(epics[1].id, { name: 'Renamed after the read' }).then(() => (saved = true))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(saved).toBe(false)
+    await reading.release()
+    await renaming
+    expect((await mergedEpic(kit.db, epics[1].id))?.name).toBe('Renamed after the read')
   })
 
   it('a health update the service answered and the cache could not keep the answer of is found by the id it became, never made again', async () => {
