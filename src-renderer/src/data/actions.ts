@@ -229,8 +229,12 @@ export function outboxActions(options: ActionsOptions) {
    */
   const updateTables = (kind: WritableKind): Table[] => [tableOf(db, kind), db.overlay, db.outbox, db.meta]
 
+  /** An update action: its fields (or what makes them, inside the transaction) queued in a write kept to its tables. */
+  const updating = <F extends object>(kind: WritableKind, rawId: EntityId, fields: F | (() => Promise<F>), what: string) =>
+    write(async () => update(kind, rawId, typeof fields === 'function' ? await fields() : fields, what), updateTables(kind))
+
   /** Queues the fields that differ from what the user sees now; their current values are the record's base. */
-  const update = async (kind: WritableKind, rawId: EntityId, fields: Record<string, unknown>, what: string, params?: NewRecord['params']) => {
+  const update = async (kind: WritableKind, rawId: EntityId, fields: object, what: string, params?: NewRecord['params']) => {
     const entityId = await id(kind, rawId)
     const current = await requireOne<Record<string, unknown>>(kind, entityId, what)
     const payload: Record<string, unknown> = {}
@@ -277,9 +281,9 @@ export function outboxActions(options: ActionsOptions) {
   return {
     // ---- epics ----
     createEpic: (fields: EpicFields & { name: string }) => write(async () => create('epic', await epicFields(fields))),
-    updateEpic: (epicId: EntityId, fields: EpicFields) => write(async () => update('epic', epicId, await epicFields(fields), 'Epic'), updateTables('epic')),
-    archiveEpic: (epicId: EntityId) => write(() => update('epic', epicId, { archived: true }, 'Epic'), updateTables('epic')),
-    unarchiveEpic: (epicId: EntityId) => write(() => update('epic', epicId, { archived: false }, 'Epic'), updateTables('epic')),
+    updateEpic: (epicId: EntityId, fields: EpicFields) => updating('epic', epicId, () => epicFields(fields), 'Epic'),
+    archiveEpic: (epicId: EntityId) => updating('epic', epicId, { archived: true }, 'Epic'),
+    unarchiveEpic: (epicId: EntityId) => updating('epic', epicId, { archived: false }, 'Epic'),
     deleteEpic: (epicId: EntityId) => write(() => remove('epic', epicId, 'Epic')),
 
     // ---- epic comments ----
@@ -315,7 +319,7 @@ export function outboxActions(options: ActionsOptions) {
 
     // ---- docs and their epics ----
     createDoc: (fields: DocFields & { title: string }) => write(() => create('doc', { content_markdown: '', ...fields })),
-    updateDoc: (docId: EntityId, fields: DocFields) => write(() => update('doc', docId, { ...fields }, 'Doc'), updateTables('doc')),
+    updateDoc: (docId: EntityId, fields: DocFields) => updating('doc', docId, fields, 'Doc'),
     deleteDoc: (docId: EntityId) => write(() => remove('doc', docId, 'Doc')),
     linkDocToEpic: (docId: EntityId, epicId: EntityId) =>
       write(async () => {
@@ -361,25 +365,22 @@ export function outboxActions(options: ActionsOptions) {
         throw error
       }
     },
-    updateFile: (fileId: EntityId, fields: FileFields) => write(() => update('file', fileId, { ...fields }, 'File'), updateTables('file')),
+    updateFile: (fileId: EntityId, fields: FileFields) => updating('file', fileId, fields, 'File'),
     deleteFile: (fileId: EntityId) => write(() => remove('file', fileId, 'File')),
 
     // ---- linked files ----
     createLinkedFile: (fields: LinkedFileFields & Pick<CachedLinkedFile, 'name' | 'type' | 'url'>) => write(() => create('linkedFile', { ...fields })),
-    updateLinkedFile: (linkedFileId: EntityId, fields: LinkedFileUpdate) =>
-      write(() => update('linkedFile', linkedFileId, { ...fields }, 'Linked file'), updateTables('linkedFile')),
+    updateLinkedFile: (linkedFileId: EntityId, fields: LinkedFileUpdate) => updating('linkedFile', linkedFileId, fields, 'Linked file'),
     deleteLinkedFile: (linkedFileId: EntityId) => write(() => remove('linkedFile', linkedFileId, 'Linked file')),
 
     // ---- categories ----
     createCategory: (fields: CategoryFields & { name: string }) => write(() => create('category', { ...fields })),
-    updateCategory: (categoryId: EntityId, fields: CategoryFields) =>
-      write(() => update('category', categoryId, { ...fields }, 'Category'), updateTables('category')),
+    updateCategory: (categoryId: EntityId, fields: CategoryFields) => updating('category', categoryId, fields, 'Category'),
     deleteCategory: (categoryId: EntityId) => write(() => remove('category', categoryId, 'Category')),
 
     // ---- objectives ----
     createObjective: (fields: ObjectiveFields & { name: string }) => write(async () => create('objective', await objectiveFields(fields))),
-    updateObjective: (objectiveId: EntityId, fields: ObjectiveFields) =>
-      write(async () => update('objective', objectiveId, await objectiveFields(fields), 'Objective'), updateTables('objective')),
+    updateObjective: (objectiveId: EntityId, fields: ObjectiveFields) => updating('objective', objectiveId, () => objectiveFields(fields), 'Objective'),
     deleteObjective: (objectiveId: EntityId) => write(() => remove('objective', objectiveId, 'Objective')),
 
     // ---- labels ----
