@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { OperationName, OperationRequest } from '../../../../src-shared/api/operations.ts'
 import { v3, v4 } from '../../../../testing/service.ts'
 import { countingTransport, startWorld, type World } from '../../../../testing/sync-kit.ts'
-import { createSyncer } from './index.ts'
-import { LAST_PAGE_SIZE } from './walk.ts'
+import { createSyncer, type SyncProgress } from './index.ts'
+import { LAST_PAGE_SIZE, WRITE_PAGES } from './walk.ts'
 
 let world: World | undefined
 afterEach(async () => {
@@ -116,6 +116,36 @@ describe('a walk from both ends', () => {
       expect(ahead).toBeLessThanOrEqual(after)
     }
     expect(pages.at(-1)!.ahead).toBe(0)
+  })
+
+  it('writes the pages that waited for the list of every epic a few at a time, not in one transaction', async () => {
+    world = await startWorld({ seed: { epics: 2000, docs: 0, files: 0 } })
+    const inner = world.transport
+    let pagesCame = 0
+    let enoughCame!: () => void
+    const enough = new Promise<void>((resolve) => (enoughCame = resolve))
+    const transport = {
+      ...inner,
+      call: async <T>(operation: OperationName, request: OperationRequest = {}): Promise<T> => {
+        // The list of every epic comes once the walk has most of its pages: they wait for it.
+        if (operation === 'epics.v3List') await enough
+        const answer = await inner.call<T>(operation, request)
+        if (operation === 'epics.list' && ++pagesCame >= 12) enoughCame()
+        return answer
+      },
+    }
+    const written: number[] = []
+    const onProgress = (p: SyncProgress) => {
+      if (p.kind === 'epics' && p.phase === 'bootstrap') written.push(p.done)
+    }
+    const db = world.openDb()
+    await createSyncer({ db, transport, clock: Date.now, options: { fileBudgetBytes: 0 }, onProgress }).sync()
+    // Each write stores the epics of WRITE_PAGES pages at most, and together they store every one.
+    const steps = written.map((done, i) => done - (written[i - 1] ?? 0))
+    expect(Math.max(...steps)).toBeLessThanOrEqual(WRITE_PAGES * 100)
+    expect(steps.length).toBeGreaterThanOrEqual(12 / WRITE_PAGES)
+    expect(written.at(-1)).toBe(2000)
+    await expectServiceCopy(world, db)
   })
 
   it('brings at most the remainder of a page twice in a list that is not', async () => {
