@@ -11,16 +11,19 @@
 //   BENCH_WINDOW_MS  the rate limit's window for 200 requests (6000: ten times the real minute)
 //   BENCH_ROUNDS     repetitions whose median is reported (3)
 import { mkdtempSync, rmSync } from 'node:fs'
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Worker } from 'node:worker_threads'
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb'
 import { Gateway } from '../src-main/gateway/index.ts'
 import { OutpostDb } from '../src-renderer/src/data/db.ts'
 import { gatewayTransport } from '../testing/gateway-transport.ts'
 import type { Transport } from '../src-renderer/src/data/transport.ts'
-import { startService, type RunningService } from '../src-server/index.ts'
+import { ServiceContext } from '../src-server/context.ts'
+import { openDatabase } from '../src-server/db.ts'
+import type { Faults, RunningService } from '../src-server/index.ts'
+import type { ServiceThreadControl, ServiceThreadData, ServiceThreadEvent } from './service-thread.ts'
 
 export const SCALE = Number(process.env.BENCH_SCALE ?? 1)
 export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
@@ -82,53 +85,113 @@ export interface Traffic {
 export interface Recording {
   /** What is counted so far, as it is counted. */
   readonly traffic: Traffic
-  /** Stops counting and returns what was counted. */
-  stop(): Traffic
+  /** Stops counting and returns what was counted, once every counted request's answer is told. */
+  stop(): Promise<Traffic>
+}
+
+/** The service as the benchmarks see it: on a thread of its own (service-thread.ts); `ctx` reads its store. */
+export type BenchServiceView = Pick<RunningService, 'baseUrl' | 'workspace' | 'tokens' | 'ctx' | 'close'> & {
+  /** Faults from the next request the service reads. */
+  setFaults(faults: Partial<Faults>): Promise<void>
 }
 
 export interface BenchService {
-  service: RunningService
+  service: BenchServiceView
   /** Counts the requests of one token (its secret) from now until stop(). */
   record(token: string): Recording
   close(): Promise<void>
 }
 
+/** How long stop() waits for answers still being sent (a client that went away closes its answers). */
+const SETTLE_MS = 10_000
+
 /**
- * The local service at the benchmarks' rate limit, with a meter on its HTTP
- * server: counting on the service's side sees the official client (axios and
- * fetch) and Outpost (undici) the same way, 429s and retries included.
+ * The local service at the benchmarks' rate limit, on a thread of its own (service-thread.ts), with a meter
+ * on its HTTP server: counting on the service's side sees the official client (axios and fetch) and Outpost
+ * (undici) the same way, 429s and retries included. The benchmark's thread reads the service's SQLite file
+ * (WAL) through a context of its own: what the service holds, never a write.
  */
 export async function startBenchService(seed: { epics: number; docs: number; files: number }): Promise<BenchService> {
-  const service = await startService({ seed, rateLimit: RATE_LIMIT })
-  const recordings = new Map<string, Traffic>()
-  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    const traffic = recordings.get(presentedToken(req) ?? '')
-    if (!traffic) return
-    traffic.requests++
-    traffic.arrivals.push({ at: performance.now(), method: req.method ?? '', path: (req.url ?? '').split('?')[0] })
-    const route = routeOf(req)
-    traffic.routes.set(route, (traffic.routes.get(route) ?? 0) + 1)
-    // One request at a time per connection (no pipelining): what the socket wrote meanwhile is this answer.
-    const socket = req.socket
-    const before = socket.bytesWritten
-    res.once('finish', () => {
-      traffic.bytes += socket.bytesWritten - before
-      if (res.statusCode === 429) traffic.rateLimited++
+  const folder = mkdtempSync(join(tmpdir(), 'outpost-bench-service-'))
+  const data: ServiceThreadData = { db: join(folder, 'service.db'), seed, rateLimit: RATE_LIMIT }
+  // The thread loads TypeScript as the benchmark does (tsx).
+  const entry = new URL('./service-thread.ts', import.meta.url).href
+  const source = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); await import(${JSON.stringify(entry)})`
+  const thread = new Worker(source, { eval: true, workerData: data })
+  /** A recording's traffic, and its requests whose answers are not told yet (by number). */
+  type Counting = { traffic: Traffic; open: Set<number> }
+  const recordings = new Map<string, Counting>()
+  const answering = new Map<number, Counting>()
+  const done = new Map<number, () => void>()
+  let controls = 0
+  let up = false
+  const ready = new Promise<Extract<ServiceThreadEvent, { type: 'ready' }>>((resolve, reject) => {
+    // A service that fails once up stops the benchmark, as it would in the benchmark's own thread.
+    thread.on('error', (error) => {
+      if (up) throw error
+      reject(error)
+    })
+    thread.on('message', (event: ServiceThreadEvent) => {
+      if (event.type === 'ready') resolve(event)
+      else if (event.type === 'arrived') {
+        const counting = recordings.get(event.token ?? '')
+        if (!counting) return
+        const { traffic } = counting
+        traffic.requests++
+        traffic.arrivals.push({ at: event.at - performance.timeOrigin, method: event.method, path: event.url.split('?')[0] })
+        const route = routeOf(event.method, event.url)
+        traffic.routes.set(route, (traffic.routes.get(route) ?? 0) + 1)
+        counting.open.add(event.n)
+        answering.set(event.n, counting)
+      } else if (event.type === 'answered') {
+        const counting = answering.get(event.n)
+        if (!counting) return
+        answering.delete(event.n)
+        counting.open.delete(event.n)
+        counting.traffic.bytes += event.bytes
+        if (event.status === 429) counting.traffic.rateLimited++
+      } else if (event.type === 'done') done.get(event.id)?.()
+    })
+  })
+  const control = (message: DistributiveOmit<ServiceThreadControl, 'id'>) => {
+    const id = ++controls
+    return new Promise<void>((resolve) => {
+      done.set(id, () => {
+        done.delete(id)
+        resolve()
+      })
+      thread.postMessage({ ...message, id })
     })
   }
-  // Ahead of Fastify's own listener, so the meter's "before" precedes any byte of the answer.
-  service.app.server.prependListener('request', onRequest)
+  const started = await ready
+  up = true
+  const db = openDatabase(data.db)
+  const service: BenchServiceView = {
+    baseUrl: started.baseUrl,
+    workspace: started.workspace,
+    tokens: started.tokens,
+    ctx: new ServiceContext(db),
+    setFaults: (faults) => control({ type: 'faults', faults }),
+    close: async () => {
+      await control({ type: 'close' })
+      await thread.terminate()
+      db.close()
+      rmSync(folder, { recursive: true, force: true })
+    },
+  }
   return {
     service,
     record(token) {
       if (recordings.has(token)) throw new Error('This token is already being recorded')
-      const traffic: Traffic = { requests: 0, rateLimited: 0, bytes: 0, routes: new Map(), arrivals: [] }
-      recordings.set(token, traffic)
+      const counting: Counting = { traffic: { requests: 0, rateLimited: 0, bytes: 0, routes: new Map(), arrivals: [] }, open: new Set() }
+      recordings.set(token, counting)
       return {
-        traffic,
-        stop: () => {
+        traffic: counting.traffic,
+        stop: async () => {
           recordings.delete(token)
-          return traffic
+          const giveUpAt = performance.now() + SETTLE_MS
+          while (counting.open.size > 0 && performance.now() < giveUpAt) await sleep(5)
+          return counting.traffic
         },
       }
     },
@@ -136,19 +199,12 @@ export async function startBenchService(seed: { epics: number; docs: number; fil
   }
 }
 
-function presentedToken(req: IncomingMessage): string | undefined {
-  const header = (name: string) => {
-    const v = req.headers[name]
-    return Array.isArray(v) ? v[0] : v
-  }
-  const bearer = /^Bearer\s+(\S+)/i.exec(header('authorization') ?? '')?.[1]
-  return bearer ?? header('service-token') ?? header('shortcut-token')
-}
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 
-function routeOf(req: IncomingMessage): string {
-  const path = (req.url ?? '').split('?')[0]
+function routeOf(method: string, url: string): string {
+  const path = url.split('?')[0]
   const general = path.replace(/\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?=\/|$)/gi, '/{id}').replace(/\/\d+(?=\/|$)/g, '/{id}')
-  return `${req.method} ${general}`
+  return `${method} ${general}`
 }
 
 /**
@@ -163,9 +219,9 @@ export async function measured<T>(bench: BenchService, token: string, run: () =>
   const started = performance.now()
   try {
     const result = await run()
-    return { result, ms: performance.now() - started, traffic: recording.stop() }
+    return { result, ms: performance.now() - started, traffic: await recording.stop() }
   } catch (error) {
-    recording.stop()
+    await recording.stop()
     throw error
   }
 }
@@ -184,7 +240,7 @@ export interface OutpostClient {
  * (paced to the service's limit, honouring 429s), a Transport straight over it,
  * and a fresh IndexedDB (fake-indexeddb) for the cache.
  */
-export function outpostClient(service: RunningService, token = service.tokens.admin): OutpostClient {
+export function outpostClient(service: BenchServiceView, token = service.tokens.admin): OutpostClient {
   const gateway = new Gateway({
     baseUrl: service.baseUrl,
     workspaceSlug: service.workspace,
@@ -294,7 +350,7 @@ export const megabytes = (bytes: number) => bytes / 1e6
 export const PAGE = 100
 
 /** Counts the service holds, straight from its store (what the cache must end up with). */
-export function held(service: RunningService): Record<string, number> {
+export function held(service: BenchServiceView): Record<string, number> {
   const count = (kind: string) => service.ctx.col(kind as never).ids().length
   return { epics: count('epic'), docs: count('doc'), files: count('file'), epicStates: count('epic_state') }
 }
@@ -307,7 +363,7 @@ export function held(service: RunningService): Record<string, number> {
  * comments and health) and v4 doc pages of 100 (the only pages carrying
  * content). An empty list is still one page.
  */
-export function floorOf(service: RunningService): number {
+export function floorOf(service: BenchServiceView): number {
   const pages = (n: number) => Math.max(1, Math.ceil(n / PAGE))
   const c = held(service)
   return 8 + pages(c.epicStates) + 1 + pages(c.epics) + pages(c.docs)

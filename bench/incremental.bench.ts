@@ -15,7 +15,7 @@
 // Run: npm run bench incremental   (BENCH_SCALE=0.1 for a quick look)
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createSyncer, DEFAULT_SYNC_OPTIONS } from '../src-renderer/src/data/sync/index.ts'
-import type { RunningService } from '../src-server/index.ts'
+import type { BenchServiceView } from './harness.ts'
 import { v3, v4 } from '../testing/service.ts'
 import type { Mirror } from './baseline/bootstrap.ts'
 import { currentMarks, syncChanges, type Marks } from './baseline/incremental.ts'
@@ -84,7 +84,7 @@ interface Changed {
 }
 
 /** 50 changes through the API with the member's token (its own budget); returns the new values. */
-async function makeChanges(service: RunningService, round: string, random: () => number): Promise<Changed> {
+async function makeChanges(service: BenchServiceView, round: string, random: () => number): Promise<Changed> {
   const token = service.tokens.member
   const api4 = v4(service, token)
   const api3 = v3(service, token)

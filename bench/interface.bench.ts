@@ -148,7 +148,7 @@ async function bootstrapFromEmpty(app: WebApp, calls: HostCall[], bench: BenchSe
     const serviceCpu = serviceCpuSince()
     await searchCaughtUp(page)
     const indexedMs = performance.now() - started
-    const traffic = recording.stop()
+    const traffic = await recording.stop()
     const tasks = await trace.stop()
     const probes = await probesOf(page)
     // After the probes are read: the forced collections and the floor's own reads and writes are the

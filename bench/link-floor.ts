@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { gzipSync } from 'node:zlib'
 import { request } from 'undici'
 import { DOC_V4_PAGE_FIELDS, EPIC_V4_PAGE_FIELDS } from '../src-renderer/src/data/convert.ts'
-import type { RunningService } from '../src-server/index.ts'
+import type { BenchServiceView } from './harness.ts'
 import { PAGE } from './harness.ts'
 import type { LinkProfile } from './shaped-link.ts'
 
@@ -25,7 +25,7 @@ export interface LinkFloorData {
 }
 
 /** The answers a first sync needs, asked of the service directly (not through any link), and gzipped. */
-export async function linkFloorData(service: RunningService): Promise<LinkFloorData> {
+export async function linkFloorData(service: BenchServiceView): Promise<LinkFloorData> {
   const token = service.tokens.admin
   const get = async (path: string): Promise<Buffer> => {
     for (;;) {

@@ -26,7 +26,7 @@ import { join } from 'node:path'
 import { outboxActions } from '../src-renderer/src/data/actions.ts'
 import { replay, type ReplayResult } from '../src-renderer/src/data/outbox/index.ts'
 import { createSyncer } from '../src-renderer/src/data/sync/index.ts'
-import type { RunningService } from '../src-server/index.ts'
+import type { BenchServiceView } from './harness.ts'
 import { v3 } from '../testing/service.ts'
 import { officialClient } from './baseline/official.ts'
 import { sendOneByOne, type QueuedChanges } from './baseline/replay.ts'
@@ -82,7 +82,7 @@ interface Outcome {
 }
 
 /** What the service holds now (read with another member's token, so the client's budget is untouched). */
-async function checkService(service: RunningService, changes: QueuedChanges): Promise<Outcome> {
+async function checkService(service: BenchServiceView, changes: QueuedChanges): Promise<Outcome> {
   const api = v3(service, service.tokens.member)
   const epics = (await api.get('/epics')).body as { id: number; name: string; epic_state_id: number }[]
   const files = (await api.get('/files')).body as { name: string }[]
@@ -166,11 +166,11 @@ async function main(): Promise<void> {
     const actions = outboxActions({ db: client.db, transport: client.transport })
     const names = Array.from({ length: QUEUE.creates }, (_, i) => `${tag}: created #${i}`)
     for (const name of names) await actions.createEpic({ name })
-    service.setFaults({ dropAfterCommitRate: 1 })
+    await service.setFaults({ dropAfterCommitRate: 1 })
     try {
       await replay({ db: client.db, transport: client.transport, backoff: { attempts: 1 } })
     } finally {
-      service.setFaults({ dropAfterCommitRate: 0 })
+      await service.setFaults({ dropAfterCommitRate: 0 })
     }
     const sent = await measured(bench, token, () => replay({ db: client.db, transport: client.transport }))
     const outcome = await checkService(service, { updates: [], creates: names.map((name) => ({ name, externalId: '' })), uploads: [] })

@@ -72,23 +72,26 @@ export class Client {
   }
 }
 
+/** Where a client finds the service, and its tokens. */
+type Served = Pick<RunningService, 'baseUrl' | 'workspace' | 'tokens'>
+
 /** A v4 client for the workspace (paths relative to /api/v4/{slug}). */
-export function v4(service: RunningService, token: string = service.tokens.admin): Client {
+export function v4(service: Served, token: string = service.tokens.admin): Client {
   return new Client(service.baseUrl, { authorization: `Bearer ${token}` }, `/api/v4/${service.workspace}`, true)
 }
 
 /** A v4 client for the routes outside the workspace (whoami, schemas). */
-export function v4Root(service: RunningService, token: string = service.tokens.admin): Client {
+export function v4Root(service: Served, token: string = service.tokens.admin): Client {
   return new Client(service.baseUrl, { authorization: `Bearer ${token}` }, '/api/v4', true)
 }
 
 /** A v3 client sending the token as existing clients do (Shortcut-Token). */
-export function v3(service: RunningService, token: string = service.tokens.v3): Client {
+export function v3(service: Served, token: string = service.tokens.v3): Client {
   return new Client(service.baseUrl, { 'shortcut-token': token }, '/api/v3')
 }
 
 /** A client with no credentials at all. */
-export function anonymous(service: RunningService, prefix = ''): Client {
+export function anonymous(service: Served, prefix = ''): Client {
   return new Client(service.baseUrl, {}, prefix)
 }
 
