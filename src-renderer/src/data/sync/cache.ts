@@ -334,21 +334,19 @@ const droppedFrom = (cachedIds: EntityId[], listed: ReadonlySet<EntityId>, known
  * - cached epics it does not list were deleted on the service: removed;
  * - positions and progress (from `stats`, when the list carries them) are refreshed, in the rows where
  *   they changed (the service renumbers neighbours, and counts stories, without touching updated_at);
- * - epics not cached yet are stored from it when `store` (a bootstrap's list, which carries the cached
- *   fields): every field but the description, marked partial until a v4 page completes them. Otherwise the
- *   v4 walk brings them whole (with `listed`).
+ * - epics not cached yet are left to the v4 walk, which brings them whole (with `listed`). A bootstrap's list,
+ *   which carries the cached fields, stores them (storeEpicList).
  */
 export async function writeEpicList(
   db: OutpostDb,
   list: (Pick<EpicSlimV3, 'id' | 'position' | 'stats'> & Partial<EpicSlimV3>)[],
   checkpoint: KindCheckpoint,
   known: ReadonlySet<EntityId>,
-  store = false,
 ): Promise<EpicListResult> {
   const listed = new Map<number, ListedEpic>(list.map((e) => [e.id, { position: e.position, ...withProgress(storyProgressOf(e)) }]))
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const cached = await readInSlices(db.epics)
-    const written = await putListed(db, list, new Map(cached.map((e) => [e.id, e])), store)
+    const written = await putListed(db, list, new Map(cached.map((e) => [e.id, e])), false)
     const gone = droppedFrom(
       cached.map((e) => e.id),
       new Set(listed.keys()),
@@ -358,6 +356,42 @@ export async function writeEpicList(
     await db.checkpoints.put(checkpoint)
     return { listed, written, removed: gone.length }
   })
+}
+
+/** Epics of a bootstrap's v3 list stored in one transaction (storeEpicList). */
+export const LIST_WRITE_SLICE = 1_000
+
+/**
+ * A bootstrap's v3 list of every epic, stored as writeEpicList stores it, LIST_WRITE_SLICE epics a transaction in
+ * the list's order: each slice's checkpoint says how many are stored, as a cut list's part does, so that a run that
+ * stops between two goes on with the rest (sync.ts, listRest). Then the epics it no longer lists are removed, with
+ * `checkpoint`. A write of the user's waits for a slice, not for the whole list: at 50,000 epics, one transaction
+ * held the epics for about 12 s. `stored` is told how many are stored after each slice but the last.
+ */
+export async function storeEpicList(
+  db: OutpostDb,
+  list: EpicSlimV3[],
+  base: KindCheckpoint,
+  checkpoint: KindCheckpoint,
+  known: ReadonlySet<EntityId>,
+  stored?: (done: number) => void,
+): Promise<{ written: number; removed: number }> {
+  let written = 0
+  let since: string | null = null
+  for (let at = 0; at < list.length; at += LIST_WRITE_SLICE) {
+    const part = list.slice(at, at + LIST_WRITE_SLICE)
+    for (const e of part) if (since === null || e.updated_at > since) since = e.updated_at
+    written += await writeEpicListPart(db, part, { ...base, since, done: at + part.length, total: 0 })
+    if (at + part.length < list.length) stored?.(at + part.length)
+  }
+  const removed = await db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
+    const cachedIds = (await db.epics.toCollection().primaryKeys()) as EntityId[]
+    const gone = droppedFrom(cachedIds, new Set(list.map((e) => e.id)), known)
+    await removeEpics(db, gone)
+    await db.checkpoints.put(checkpoint)
+    return gone.length
+  })
+  return { written, removed }
 }
 
 /**

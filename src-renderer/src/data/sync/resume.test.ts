@@ -4,7 +4,9 @@
 // fetched again; a cursor the service forgot restarts that end only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TransportError } from '../transport.ts'
+import type { EntityId } from '../types.ts'
 import { createSyncer, readCheckpoints } from './index.ts'
+import { LIST_WRITE_SLICE } from './cache.ts'
 import { LIST_PAGE_OVERLAP, LIST_PAGE_SIZE } from './sync.ts'
 import { countingTransport, pages, serviceCounts, startWorld, type World } from '../../../../testing/sync-kit.ts'
 
@@ -29,7 +31,13 @@ let listStored: Promise<void> = Promise.resolve()
 const syncerOf = (db: ReturnType<World['openDb']>, transport: ReturnType<typeof countingTransport>) => {
   let stored = () => {}
   listStored = new Promise<void>((resolve) => (stored = resolve))
-  return createSyncer({ db, transport, clock: Date.now, options: { fileBudgetBytes: 0 }, onProgress: (p) => p.kind === 'epicList' && stored() })
+  return createSyncer({
+    db,
+    transport,
+    clock: Date.now,
+    options: { fileBudgetBytes: 0 },
+    onProgress: (p) => p.kind === 'epicList' && p.done === p.total && stored(),
+  })
 }
 
 async function expectComplete(db: ReturnType<World['openDb']>) {
@@ -171,6 +179,39 @@ describe('resume after an interrupted bootstrap', () => {
     expect(await db.epics.get(described[0].id)).toBeUndefined()
     expect((await readCheckpoints(db)).get('epicList')).toMatchObject({ bootstrapped: true, done: EPICS - 1 })
     await expectComplete(db)
+  })
+
+  it('resumes a v3 epic list the app stopped storing between two of its slices with the rest, never asking for it whole again', async () => {
+    const name = 'list-slices'
+    const db = world.openDb(name)
+    // The app quits once the list's first slice is stored: its database closes under the sync.
+    const first = createSyncer({
+      db,
+      transport: countingTransport(world.transport),
+      clock: Date.now,
+      options: { fileBudgetBytes: 0 },
+      onProgress: (p) => p.kind === 'epicList' && p.done === LIST_WRITE_SLICE && db.close(),
+    })
+    await expect(first.sync()).rejects.toThrow()
+
+    const again = world.openDb(name)
+    const list = (await world.transport.call<{ id: number }[]>('epics.v3List', { fields: ['id'] })).map((e) => e.id)
+    expect((await readCheckpoints(again)).get('epicList')).toMatchObject({ bootstrapped: false, done: LIST_WRITE_SLICE })
+    expect((await again.epics.bulkGet(list.slice(0, LIST_WRITE_SLICE))).every((e) => e !== undefined)).toBe(true)
+    // None of the list's later epics: those stored besides came whole with the newest end's first page.
+    const firstSlice = new Set<EntityId>(list.slice(0, LIST_WRITE_SLICE))
+    expect(await again.epics.filter((e) => !firstSlice.has(e.id) && e.partial === true).count()).toBe(0)
+
+    const second = countingTransport(world.transport)
+    await syncerOf(again, second).sync()
+    expect(second.counted.calls.get('epics.v3List')).toBeUndefined()
+    // From the page holding the first epic not stored (less the overlap) to the last.
+    const asked = second.counted.log.filter((l) => l.operation === 'epics.v3Page').map((l) => l.request.query?.page)
+    const from = Math.floor((LIST_WRITE_SLICE - LIST_PAGE_OVERLAP) / LIST_PAGE_SIZE) + 1
+    const held = serviceCounts(world.service).epics
+    expect(asked.sort()).toEqual(Array.from({ length: Math.ceil(held / LIST_PAGE_SIZE) - from + 1 }, (_, i) => from + i))
+    expect((await readCheckpoints(again)).get('epicList')).toMatchObject({ bootstrapped: true, done: held })
+    await expectComplete(again)
   })
 
   it('asks for the whole list again when its pages do not follow on from the part that came (another order)', async () => {

@@ -67,6 +67,7 @@ import {
   replaceAll,
   writeDocList,
   writeEpicList,
+  storeEpicList,
   writeEpicListPart,
   type ListedEpic,
 } from './cache.ts'
@@ -264,7 +265,9 @@ async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise
     listIds = list.map((e) => e.id)
     handEpics(ctx, list)
     const done = { ...listCp, bootstrapped: true, syncedAt: ctx.clock(), since: listNewest, done: list.length, total: list.length }
-    const result = await writeEpicList(ctx.db, list, done, known, true)
+    const result = await storeEpicList(ctx.db, list, listCp, done, known, (stored) =>
+      ctx.progress({ kind: 'epicList', phase: 'bootstrap', done: stored, total: list.length }),
+    )
     written += result.written
     ctx.progress({ kind: 'epicList', phase: 'bootstrap', done: list.length, total: list.length })
   }
