@@ -277,9 +277,17 @@ test('“New doc” is the same button as “New epic”: same height and text s
 })
 
 /** Holds every IndexedDB open of the page for `ms` (as a slow disk would), the request's events passed on after. */
-function slowCacheOpen(ms: number): void {
+/** Holds every IndexedDB open of the page until the test calls `window.releaseCacheOpen()`; opens after that go straight through. */
+function holdCacheOpen(): void {
   const open = IDBFactory.prototype.open
+  const held: (() => void)[] = []
+  let released = false
+  ;(window as unknown as { releaseCacheOpen: () => void }).releaseCacheOpen = () => {
+    released = true
+    for (const start of held.splice(0)) start()
+  }
   IDBFactory.prototype.open = function (this: IDBFactory, ...args: [string, number?]) {
+    if (released) return open.apply(this, args)
     const handlers: Record<string, ((event: Event) => void) | null> = {}
     let real: IDBOpenDBRequest | undefined
     const relay = (type: string) => (event: Event) => handlers[type]?.call(proxy, event)
@@ -296,10 +304,10 @@ function slowCacheOpen(ms: number): void {
         return true
       },
     })
-    setTimeout(() => {
+    held.push(() => {
       real = open.apply(this, args)
       for (const type of ['success', 'error', 'blocked', 'upgradeneeded']) (real as unknown as Record<string, unknown>)[`on${type}`] = relay(type)
-    }, ms)
+    })
     return proxy
   }
 }
@@ -314,7 +322,7 @@ test('while the cache opens: the status bar says so with no ✓, and the list’
   const rowHeight = (await epicRow(page, /./).first().boundingBox())!.height
   // No copy of the last screen nor saved rows to paint first (the page going away keeps them: cleared as the next starts).
   await page.addInitScript(() => localStorage.clear())
-  await page.addInitScript(slowCacheOpen, 4_000)
+  await page.addInitScript(holdCacheOpen)
   await page.reload()
   const status = page.getByRole('contentinfo', { name: 'Status' })
   await expect(status.getByText('Opening the cache…')).toBeVisible()
@@ -326,6 +334,7 @@ test('while the cache opens: the status bar says so with no ✓, and the list’
   expect(boxes[1] - boxes[0]).toBe(rowHeight)
   expect(boxes[2] - boxes[1]).toBe(rowHeight)
   await page.screenshot({ path: info.outputPath('opening-the-cache.png') })
+  await page.evaluate(() => (window as unknown as { releaseCacheOpen: () => void }).releaseCacheOpen())
   await expect(epicRow(page, /./).first()).toBeVisible({ timeout: 15_000 })
   await expect(status.getByText(/^Synced (just now|\d)/)).toBeVisible()
 })
