@@ -346,7 +346,13 @@ export async function writeEpicList(
   const listed = new Map<number, ListedEpic>(list.map((e) => [e.id, { position: e.position, ...withProgress(storyProgressOf(e)) }]))
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const cached = await readInSlices(db.epics)
-    const written = await putListed(db, list, new Map(cached.map((e) => [e.id, e])), false)
+    const held = new Map(cached.map((e) => [e.id, e]))
+    const changed = list.flatMap((e) => {
+      const row = held.get(e.id)
+      const moved = row && relisted(row, e)
+      return moved ? [moved] : []
+    })
+    await putInSlices(db.epics, changed)
     const gone = droppedFrom(
       cached.map((e) => e.id),
       new Set(listed.keys()),
@@ -354,7 +360,7 @@ export async function writeEpicList(
     )
     await removeEpics(db, gone)
     await db.checkpoints.put(checkpoint)
-    return { listed, written, removed: gone.length }
+    return { listed, written: changed.length, removed: gone.length }
   })
 }
 
@@ -380,7 +386,7 @@ export async function storeEpicList(
   let since: string | null = null
   for (let at = 0; at < list.length; at += LIST_WRITE_SLICE) {
     const part = list.slice(at, at + LIST_WRITE_SLICE)
-    for (const e of part) if (since === null || e.updated_at > since) since = e.updated_at
+    since = newestOf(part, since)
     written += await writeEpicListPart(db, part, { ...base, since, done: at + part.length, total: 0 })
     if (at + part.length < list.length) stored?.(at + part.length)
   }
@@ -401,36 +407,30 @@ export async function storeEpicList(
 export async function writeEpicListPart(db: OutpostDb, part: EpicSlimV3[], checkpoint: KindCheckpoint): Promise<number> {
   return db.transaction('rw', [...epicTables(db), db.checkpoints], async () => {
     const held = await db.epics.bulkGet(part.map((e) => e.id))
-    const written = await putListed(db, part, new Map(held.filter((e): e is CachedEpic => !!e).map((e) => [e.id, e])), true)
+    const written = await storeListed(db, part, new Map(held.filter((e): e is CachedEpic => !!e).map((e) => [e.id, e])))
     await db.checkpoints.put(checkpoint)
     return written
   })
 }
 
 /**
- * What a list (whole or part) says of the cached epics `held`, written (inside the caller's transaction): the epics
- * it stores when `store` (not held, or held at an older version than the list's), and the positions and progress
- * of the others. Answers how many rows were written.
+ * What a part of the v3 list says of the cached epics `held`, written (inside the caller's transaction): the epics
+ * not held, or held at an older version than the list's, stored from the list; the positions and progress of the
+ * others. Answers how many rows were written.
  */
-async function putListed(
-  db: OutpostDb,
-  list: (Pick<EpicSlimV3, 'id' | 'position' | 'stats'> & Partial<EpicSlimV3>)[],
-  held: ReadonlyMap<EntityId, CachedEpic>,
-  store: boolean,
-): Promise<number> {
+async function storeListed(db: OutpostDb, part: EpicSlimV3[], held: ReadonlyMap<EntityId, CachedEpic>): Promise<number> {
   const changed: CachedEpic[] = []
   /** Rows the list's copy goes over (older, or not one sync wrote): what hung off them comes again with their page. */
   const redone: EntityId[] = []
-  for (const e of list) {
+  for (const e of part) {
     const row = held.get(e.id)
-    if (store && (!row || (replaces(row, e.updated_at as string, 'incremental') && row.updated_at !== e.updated_at))) {
+    if (!row || (replaces(row, e.updated_at, 'incremental') && row.updated_at !== e.updated_at)) {
       if (row) redone.push(e.id)
-      changed.push(epicFromListV3(e as EpicSlimV3, typeof row?.description === 'string' ? row.description : ''))
+      changed.push(epicFromListV3(e, typeof row?.description === 'string' ? row.description : ''))
       continue
     }
-    if (!row) continue
-    const progress = storyProgressOf(e) ?? row.progress
-    if (e.position !== row.position || !sameProgress(row.progress, progress)) changed.push({ ...row, position: e.position, ...withProgress(progress) })
+    const moved = relisted(row, e)
+    if (moved) changed.push(moved)
   }
   if (redone.length > 0) {
     await db.epicComments.where('epic_id').anyOf(redone).delete()
@@ -439,6 +439,16 @@ async function putListed(
   await putInSlices(db.epics, changed)
   return changed.length
 }
+
+/** A cached epic with the position and progress its list entry gives, or undefined when the row has them already. */
+function relisted(row: CachedEpic, e: Pick<EpicSlimV3, 'position' | 'stats'>): CachedEpic | undefined {
+  const progress = storyProgressOf(e) ?? row.progress
+  return e.position !== row.position || !sameProgress(row.progress, progress) ? { ...row, position: e.position, ...withProgress(progress) } : undefined
+}
+
+/** The newest updated_at of a list, or `from` when it is newer (null for none). */
+export const newestOf = (list: readonly { updated_at: string }[], from: string | null = null) =>
+  list.reduce<string | null>((newest, e) => (newest === null || e.updated_at > newest ? e.updated_at : newest), from)
 
 const sameProgress = (a: StoryProgress | undefined, b: StoryProgress | undefined) =>
   a === b || (a !== undefined && b !== undefined && (Object.keys(b) as (keyof StoryProgress)[]).every((k) => a[k] === b[k]))

@@ -174,7 +174,12 @@ describe('resume after an interrupted bootstrap', () => {
     expect(second.counted.calls.get('epics.v3List')).toBeUndefined()
     // From the page holding the first epic not stored (less the overlap) to the last: 651st to 1,200th.
     const asked = second.counted.log.filter((l) => l.operation === 'epics.v3Page').map((l) => l.request.query)
-    expect(asked.map((q) => q?.page).sort()).toEqual([3, 4, 5])
+    expect(
+      asked
+        .map((q) => q?.page)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual([3, 4, 5])
     expect(asked.every((q) => q?.page_size === LIST_PAGE_SIZE)).toBe(true)
     expect(Math.floor((KEPT - LIST_PAGE_OVERLAP) / LIST_PAGE_SIZE) + 1).toBe(3)
     expect(await db.epics.get(described[0].id)).toBeUndefined()
@@ -210,7 +215,7 @@ describe('resume after an interrupted bootstrap', () => {
     const asked = second.counted.log.filter((l) => l.operation === 'epics.v3Page').map((l) => l.request.query?.page)
     const from = Math.floor((LIST_WRITE_SLICE - LIST_PAGE_OVERLAP) / LIST_PAGE_SIZE) + 1
     const held = serviceCounts(world.service).epics
-    expect(asked.sort()).toEqual(Array.from({ length: Math.ceil(held / LIST_PAGE_SIZE) - from + 1 }, (_, i) => from + i))
+    expect(asked.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: Math.ceil(held / LIST_PAGE_SIZE) - from + 1 }, (_, i) => from + i))
     expect((await readCheckpoints(again)).get('epicList')).toMatchObject({ bootstrapped: true, done: held })
     await expectComplete(again)
   })

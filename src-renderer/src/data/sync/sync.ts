@@ -64,6 +64,7 @@ import {
   removeFiles,
   removePartialDocs,
   removePartialEpics,
+  newestOf,
   replaceAll,
   writeDocList,
   writeEpicList,
@@ -289,10 +290,6 @@ async function bootstrapEpics(ctx: SyncContext, listCp: KindCheckpoint): Promise
 const handEpics = (ctx: SyncContext, list: readonly EpicSlimV3[]) =>
   // In the list's order: the window then merges them in one pass (a sort of 50,000 there is a long task).
   ctx.handOver?.({ kind: 'epic', rows: list.map((e) => epicFromListV3(e)).sort(newestOrder) })
-
-/** The newest updated_at of a list (null for none). */
-const newestOf = (list: readonly { updated_at: string }[]) =>
-  list.reduce<string | null>((newest, e) => (newest === null || e.updated_at > newest ? e.updated_at : newest), null)
 
 /**
  * The epics that came of a v3 list the link cut on its way (the gateway keeps those that came whole), stored as the
